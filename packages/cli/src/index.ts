@@ -1,0 +1,5 @@
+export { runCli, main, USAGE_TEXT } from "./main.js";
+export { COMMANDS, FLAG_ALIASES } from "./commands.js";
+export { memoryIO } from "./io.js";
+export type { CliIO, Command } from "./io.js";
+export { parseCommandArgs, intFlag } from "./args.js";

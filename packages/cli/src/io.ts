@@ -1,0 +1,53 @@
+/**
+ * The injected I/O of a CLI command: tests pass buffers, `main` passes the process streams.
+ * Data goes to `stdout`, diagnostics and progress to `stderr`; progress only when `stderrIsTTY`.
+ */
+export interface CliIO {
+  stdout: (chunk: string | Uint8Array) => void | Promise<void>;
+  stderr: (chunk: string) => void;
+  stderrIsTTY: boolean;
+  /** `NO_COLOR` set (or not a TTY): never emit ANSI colours. */
+  noColor: boolean;
+  env: Record<string, string | undefined>;
+  cwd: string;
+  /** Aborted on SIGINT / EPIPE: long commands stop early and quietly. */
+  signal: AbortSignal;
+}
+
+/** One CLI command: a pure argument parser and a runner. Exit codes: 0 ok, 1 findings/failure, 2 usage. */
+export interface Command<A = unknown> {
+  name: string;
+  /** One line for the command list. */
+  summary: string;
+  /** Full `--help` text. */
+  help: string;
+  /** Throws JournalError("USAGE") on bad arguments. Pure. */
+  parseArgs(argv: string[]): A;
+  /** Returns the exit code. Throws JournalError for expected failures (main maps them). */
+  run(args: A, io: CliIO): Promise<number>;
+}
+
+/** An in-memory CliIO for tests: returns the io plus accessors for what was written. */
+export function memoryIO(overrides: Partial<CliIO> = {}): CliIO & { out(): string; outBytes(): Buffer; err(): string } {
+  const outChunks: Buffer[] = [];
+  const errChunks: string[] = [];
+  const io: CliIO = {
+    stdout: (c) => {
+      outChunks.push(typeof c === "string" ? Buffer.from(c, "utf8") : Buffer.from(c));
+    },
+    stderr: (c) => {
+      errChunks.push(c);
+    },
+    stderrIsTTY: false,
+    noColor: true,
+    env: {},
+    cwd: process.cwd(),
+    signal: new AbortController().signal,
+    ...overrides,
+  };
+  return Object.assign(io, {
+    out: () => Buffer.concat(outChunks).toString("utf8"),
+    outBytes: () => Buffer.concat(outChunks),
+    err: () => errChunks.join(""),
+  });
+}

@@ -1,0 +1,90 @@
+/**
+ * `hankweave-journal` entry point: the only place that prints errors and sets the exit code.
+ * Expected failures (JournalError) print `error CODE: message` (+ hint), never a stack trace.
+ */
+import { isJournalError } from "@hankweave-journal/core";
+import { COMMANDS, FLAG_ALIASES } from "./commands.js";
+import type { CliIO } from "./io.js";
+
+export const USAGE_TEXT = (): string =>
+  [
+    "usage: hankweave-journal <command> [options] <exec>",
+    "",
+    "commands:",
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(10)} ${c.summary}`),
+    "",
+    "Run `hankweave-journal <command> --help` for a command's options.",
+    "Exit codes: 0 ok, 1 findings or failure, 2 usage.",
+  ].join("\n") + "\n";
+
+/** Run the CLI with `argv` (without node and script). Returns the exit code; never throws. */
+export async function runCli(argv: string[], io: CliIO): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === undefined || first === "--help" || first === "-h" || first === "help") {
+    (first === undefined ? io.stderr : (s: string) => io.stdout(s))(USAGE_TEXT());
+    return first === undefined ? 2 : 0;
+  }
+  const name = FLAG_ALIASES[first] ?? first;
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) {
+    io.stderr(`error USAGE: unknown command ${JSON.stringify(first)}\n\n${USAGE_TEXT()}`);
+    return 2;
+  }
+  if (rest.includes("--help") || rest.includes("-h")) {
+    await io.stdout(command.help.endsWith("\n") ? command.help : command.help + "\n");
+    return 0;
+  }
+  try {
+    const args = command.parseArgs(rest);
+    return await command.run(args, io);
+  } catch (e) {
+    if (isJournalError(e)) {
+      if (e.code === "USAGE") {
+        io.stderr(`error USAGE: ${e.message}\n\n${command.help}\n`);
+        return 2;
+      }
+      const json = rest.includes("--json") || rest.includes("--jsonl");
+      if (json) {
+        await io.stdout(JSON.stringify({ ok: false, error: e.toJSON() }) + "\n");
+      }
+      io.stderr(`error ${e.code}: ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ""}`);
+      return 1;
+    }
+    const err = e as Error;
+    io.stderr(`internal error: ${err?.stack ?? String(e)}\n`);
+    return 1;
+  }
+}
+
+/** Process wiring: streams, EPIPE as quiet success, SIGINT aborts. */
+export async function main(): Promise<void> {
+  const controller = new AbortController();
+  let epipe = false;
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code === "EPIPE") {
+      epipe = true;
+      controller.abort();
+      process.exit(0);
+    }
+  });
+  process.on("SIGINT", () => controller.abort());
+  const io: CliIO = {
+    stdout: (chunk) =>
+      new Promise<void>((resolve) => {
+        if (epipe) return resolve();
+        // Respect backpressure so huge `cat` output streams in bounded memory.
+        if (process.stdout.write(chunk)) resolve();
+        else process.stdout.once("drain", () => resolve());
+      }),
+    stderr: (chunk) => {
+      process.stderr.write(chunk);
+    },
+    stderrIsTTY: Boolean(process.stderr.isTTY),
+    noColor: Boolean(process.env.NO_COLOR) || !process.stderr.isTTY,
+    env: process.env,
+    cwd: process.cwd(),
+    signal: controller.signal,
+  };
+  const code = await runCli(process.argv.slice(2), io);
+  process.exitCode = code;
+}

@@ -1,0 +1,115 @@
+/**
+ * The one error type of hankweave-journal, with a stable UPPER_SNAKE `code`.
+ *
+ * Guarantees: `code` never changes meaning once released; `details` carries structured context
+ * (path, line, byteOffset, expected, actual); `hint` says what a person can do next. Messages may
+ * change between versions; tests and callers branch on `code`, never on the message.
+ *
+ * @example
+ *   throw new JournalError("CORRUPT_LINE", "line 12 is not JSON", { path, line: 12, byteOffset: 4096 });
+ */
+export class JournalError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetails;
+  readonly hint: string | undefined;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    details: ErrorDetails = {},
+    options: { hint?: string; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "JournalError";
+    this.code = code;
+    this.details = details;
+    this.hint = options.hint;
+  }
+
+  /** A stable, JSON-friendly view (what `--json` prints). */
+  toJSON(): { code: ErrorCode; message: string; details: ErrorDetails; hint?: string } {
+    const out: { code: ErrorCode; message: string; details: ErrorDetails; hint?: string } = {
+      code: this.code,
+      message: this.message,
+      details: this.details,
+    };
+    if (this.hint !== undefined) out.hint = this.hint;
+    return out;
+  }
+}
+
+/** Structured context of an error or finding. All optional; unknown keys allowed. */
+export interface ErrorDetails {
+  path?: string;
+  line?: number;
+  byteOffset?: number;
+  expected?: unknown;
+  actual?: unknown;
+  [key: string]: unknown;
+}
+
+/** True when `e` is a JournalError (optionally with one of the given codes). */
+export function isJournalError(e: unknown, ...codes: ErrorCode[]): e is JournalError {
+  return e instanceof JournalError && (codes.length === 0 || codes.includes(e.code));
+}
+
+/**
+ * Every stable code, with a one-line meaning. The README's table of codes is generated from this
+ * object (see `tools/src/error-table.ts`), so adding a code here documents it.
+ */
+export const ERROR_CODES = {
+  // --- paths and files
+  EXEC_NOT_FOUND: "the execution directory (or its .hankweave/) does not exist",
+  JOURNAL_NOT_FOUND: "neither events.jsonl nor a dieted pair exists",
+  NOT_A_REGULAR_FILE: "a path where a regular file is expected is a directory, FIFO, socket or device",
+  IO_ERROR: "an operating-system error while reading or writing",
+  // --- journal content
+  EMPTY_JOURNAL: "the journal file is empty",
+  CORRUPT_LINE: "a complete line is not a JSON object with id, timestamp, type and data",
+  INVALID_UTF8: "a line is not valid UTF-8",
+  TORN_TAIL: "the journal does not end with a newline: an unterminated final fragment",
+  LINE_TOO_LONG: "a line exceeds the reader's maximum line size",
+  LINE_OUT_OF_RANGE: "a requested line number is past the end of the journal",
+  // --- appending
+  CONNECTION_STATE_EVENT: "connection-state events (server.ready, pong, history.batch, incomplete.codon) are never journaled",
+  INVALID_EVENT: "an event does not match the envelope or its payload schema",
+  JOURNAL_DIETED: "the directory holds a dieted journal; appends and repairs need events.jsonl",
+  JOURNAL_CLOSED: "the journal writer was closed",
+  // --- sidecar
+  SIDECAR_INVALID: "events.meta.json is not valid JSON of the expected shape",
+  SIDECAR_MISMATCH: "events.meta.json disagrees with the journal (byteLength larger than the file, or counts differ)",
+  // --- lock
+  LOCK_HELD: "runtime.lock is held by a live process (or a heartbeat newer than 120 s)",
+  LOCK_LOST: "runtime.lock no longer holds our lockId",
+  LOCK_INVALID: "runtime.lock cannot be parsed",
+  // --- state
+  STATE_CORRUPT: "state.json (or .bak) is not valid state JSON",
+  STATE_MISMATCH: "state.json differs from the fold of the journal",
+  INVALID_TRANSITION: "a state transition is not allowed by the transition map",
+  MISSING_METADATA: "a CodonTransitioned lacks the metadata its target status requires",
+  UNKNOWN_RUN: "a transition references a run that does not exist",
+  UNKNOWN_CODON: "a transition references a codon with no record",
+  BAD_CURSOR: "an --at / cursor value is not a line number, event id or ISO time of this journal",
+  // --- diet / restore / CAS
+  RUN_NOT_FINISHED: "the last run did not end completed or failed (use --force to override)",
+  ALREADY_DIETED: "the directory is already dieted",
+  MANIFEST_INVALID: "journal.meta.json is missing, malformed or inconsistent",
+  MANIFEST_MISMATCH: "the restored bytes do not match the manifest (size or SHA-256)",
+  HALF_PAIR: "only one of events.jsonl.zst and journal.meta.json exists",
+  CAS_MISSING: "a content-addressed blob referenced by the journal is missing",
+  CAS_CORRUPT: "a content-addressed blob does not decompress to its SHA-256",
+  CAS_BAD_REF: "a contentRef has an invalid sha256 (not 64 lowercase hex) or ref",
+  ZSTD_CORRUPT: "a .zst file is truncated, empty or not zstd",
+  ZSTD_TOO_LARGE: "a zstd frame claims a decompressed size beyond the allowed bound",
+  JOURNAL_CHANGED: "events.jsonl changed while an operation ran",
+  RESTORE_CONFLICT: "events.jsonl exists and differs from the dieted journal; restore never overwrites",
+  DIET_VERIFY_FAILED: "the written diet did not verify against the original",
+  // --- audit / index / query
+  QUERY_INVALID: "the SQL is not valid or is not read-only",
+  INDEX_STALE: "the index does not match the journal and must be rebuilt",
+  // --- CLI
+  USAGE: "bad command-line usage",
+} as const;
+
+/** A stable error code. */
+export type ErrorCode = keyof typeof ERROR_CODES;

@@ -1,0 +1,23 @@
+export { JournalError, isJournalError, ERROR_CODES } from "./errors.js";
+export type { ErrorCode, ErrorDetails } from "./errors.js";
+export {
+  layoutOf, joinPath, isSha256Hex,
+  HANKWEAVE_DIR, EVENTS_DIR, JOURNAL_FILE, SIDECAR_FILE, DIETED_JOURNAL_FILE, MANIFEST_FILE, CAS_DIR,
+  STATE_FILE, LOCK_FILE, EXECUTION_META_FILE, INDEX_FILE, TORN_PREFIX,
+} from "./layout.js";
+export type { ExecLayout } from "./layout.js";
+export {
+  categoryOf, isJournaledType, ALL_EVENT_TYPES, SERVER_STATE_TYPES, AGENTIC_BACKBONE_TYPES, SENTINEL_TYPES,
+  CONNECTION_STATE_TYPES, PLAN_UPDATED_TYPE,
+} from "./catalog.js";
+export type { EventCategory } from "./catalog.js";
+export type {
+  JournalEvent, JournalRecord, RawLine, Finding, FindingSeverity, LineRange, ScanOptions, JournalInfo,
+  PageResult, JournalReader,
+} from "./reader-contract.js";
+export type {
+  TokenUsage, CodonStatus, RunStatus, LoopContext, CodonExecution, StartingConditions, Run, HankweaveState,
+  StateTransition, ResultingState,
+} from "./state-types.js";
+export { initialState, evolve, evolveReport, nextResultingState } from "./reducer.js";
+export type { EvolveResult } from "./reducer.js";
