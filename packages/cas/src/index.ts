@@ -1,1 +1,15 @@
-export {};
+export { sha256Hex, createSha256 } from "./sha.js";
+export type { Sha256Stream } from "./sha.js";
+export { fsyncDir, writeFileDurable, lstatOrUndefined, assertRegularFile, ioError } from "./fs-durable.js";
+export { inspectZstd, decompressedBoundOf, isSkippableMagic, ZSTD_FRAME_MAGIC } from "./zstd-frames.js";
+export type { ZstdFrameInfo } from "./zstd-frames.js";
+export {
+  compressZstd, decompressZstd, CAS_ZSTD_LEVEL, JOURNAL_ZSTD_LEVEL, ZSTD_BLOCK_SLACK_BYTES,
+} from "./zstd.js";
+export {
+  encodeSeekTable, parseSeekTable, readSeekTable, SeekableWriter, writeAll, readExactly,
+  SEEKABLE_SKIPPABLE_MAGIC, SEEKABLE_FOOTER_MAGIC,
+} from "./seekable.js";
+export type { SeekEntry, SeekTable } from "./seekable.js";
+export { putBlob, readBlob, sweepCasTemps, listBlobs, CAS_MAX_BODY_BYTES } from "./blob-store.js";
+export type { PutBlobResult } from "./blob-store.js";

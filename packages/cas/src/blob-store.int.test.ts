@@ -1,0 +1,84 @@
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { execFileSync } from "node:child_process";
+import { afterEach, describe, expect, it } from "vitest";
+import { layoutOf } from "@hankweave-journal/core";
+import { putBlob, readBlob, sweepCasTemps, listBlobs } from "./blob-store.js";
+import { sha256Hex } from "./sha.js";
+
+const dirs: string[] = [];
+function tmpExec(): string {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), "hw-cas-"));
+  fs.mkdirSync(layoutOf(d).eventsDir, { recursive: true });
+  dirs.push(d);
+  return d;
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+async function codeOf(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+    return "ok";
+  } catch (e) {
+    return (e as { code?: string }).code ?? "no-code";
+  }
+}
+
+describe("blob store", () => {
+  it("stores a body once under cas/<sha[0:2]>/<sha>.zst, readable by zstd -d", async () => {
+    const exec = tmpExec();
+    const body = Buffer.from("é body ".repeat(1000));
+    const a = await putBlob(exec, body);
+    expect(a.outcome).toBe("written");
+    const file = layoutOf(exec).casBlob(a.sha256);
+    expect(fs.existsSync(file)).toBe(true);
+    expect(execFileSync("zstd", ["-d", "-c", "-q", file]).equals(body)).toBe(true);
+    const b = await putBlob(exec, body);
+    expect(b.outcome).toBe("reused");
+    expect((await listBlobs(exec)).map((x) => x.sha256)).toEqual([a.sha256]);
+    expect((await readBlob(exec, a.sha256, body.length)).equals(body)).toBe(true);
+  });
+
+  it("replaces a corrupt existing blob instead of trusting it", async () => {
+    const exec = tmpExec();
+    const body = Buffer.from("x".repeat(5000));
+    const sha = sha256Hex(body);
+    const file = layoutOf(exec).casBlob(sha);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, execFileSync("zstd", ["-q", "-c"], { input: Buffer.from("other") }));
+    expect(await codeOf(readBlob(exec, sha))).toBe("CAS_CORRUPT");
+    expect((await putBlob(exec, body)).outcome).toBe("replaced");
+    expect((await readBlob(exec, sha)).equals(body)).toBe(true);
+  });
+
+  it("gives stable codes for missing, truncated, empty, non-regular and bad-ref blobs", async () => {
+    const exec = tmpExec();
+    const body = Buffer.from("y".repeat(9000));
+    const { sha256 } = await putBlob(exec, body);
+    const file = layoutOf(exec).casBlob(sha256);
+    const good = fs.readFileSync(file);
+    expect(await codeOf(readBlob(exec, "0".repeat(64)))).toBe("CAS_MISSING");
+    expect(await codeOf(readBlob(exec, "../../etc/passwd"))).toBe("CAS_BAD_REF");
+    expect(await codeOf(readBlob(exec, "A".repeat(64)))).toBe("CAS_BAD_REF");
+    fs.writeFileSync(file, good.subarray(0, good.length - 3));
+    expect(await codeOf(readBlob(exec, sha256))).toBe("CAS_CORRUPT");
+    fs.writeFileSync(file, Buffer.alloc(0));
+    expect(await codeOf(readBlob(exec, sha256))).toBe("CAS_CORRUPT");
+    fs.rmSync(file);
+    fs.mkdirSync(file);
+    expect(await codeOf(readBlob(exec, sha256))).toBe("NOT_A_REGULAR_FILE");
+  });
+
+  it("sweeps stale temp files left by a crash", async () => {
+    const exec = tmpExec();
+    const { sha256 } = await putBlob(exec, Buffer.from("z".repeat(100)));
+    const tmp = layoutOf(exec).casBlobTmp(sha256, "abc123");
+    fs.writeFileSync(tmp, "partial");
+    expect(await sweepCasTemps(exec)).toBe(1);
+    expect(fs.existsSync(tmp)).toBe(false);
+    expect(fs.existsSync(layoutOf(exec).casBlob(sha256))).toBe(true);
+  });
+});

@@ -1,0 +1,165 @@
+/**
+ * The content-addressed body store `cas/<sha[0:2]>/<sha>.zst` (SPEC §5.1): one zstd frame per
+ * body at level 19, stored once per directory, every read verified by SHA-256.
+ *
+ * Paths come only from `layoutOf` (which rejects anything but 64 lowercase hex, so a hostile
+ * `contentRef` can never name a file outside `cas/`).
+ */
+import { randomBytes } from "node:crypto";
+import * as fsp from "node:fs/promises";
+import { JournalError, isJournalError, layoutOf, type ExecLayout } from "@hankweave-journal/core";
+import { sha256Hex } from "./sha.js";
+import { CAS_ZSTD_LEVEL, ZSTD_BLOCK_SLACK_BYTES, compressZstd, decompressZstd } from "./zstd.js";
+import { fsyncDir, ioError, lstatOrUndefined, writeFileDurable } from "./fs-durable.js";
+
+/** Bodies larger than this are refused on read (a guard, far above any real file body). */
+export const CAS_MAX_BODY_BYTES = 1024 * 1024 * 1024;
+
+/** What `putBlob` did. */
+export interface PutBlobResult {
+  sha256: string;
+  bytes: number;
+  /** "written": a new blob; "reused": an existing blob verified; "replaced": a corrupt blob rewritten. */
+  outcome: "written" | "reused" | "replaced";
+  /** Size of the blob file on disk. */
+  storedBytes: number;
+}
+
+function layoutFor(exec: string | ExecLayout): ExecLayout {
+  return typeof exec === "string" ? layoutOf(exec) : exec;
+}
+
+/**
+ * Store `body` (its sha computed if not given) durably: temp + fsync + rename + fsync dir.
+ * An existing blob is reused only after it decompresses to that sha; a corrupt one is replaced.
+ *
+ * @example const r = await putBlob(exec, Buffer.from(text)); r.sha256
+ */
+export async function putBlob(exec: string | ExecLayout, body: Buffer, sha?: string): Promise<PutBlobResult> {
+  const layout = layoutFor(exec);
+  const sha256 = sha ?? sha256Hex(body);
+  const path = layout.casBlob(sha256);
+  const existing = await lstatOrUndefined(path);
+  let outcome: PutBlobResult["outcome"] = "written";
+  if (existing !== undefined) {
+    try {
+      await readBlob(layout, sha256, body.length);
+      return { sha256, bytes: body.length, outcome: "reused", storedBytes: existing.size };
+    } catch (e) {
+      if (!isJournalError(e, "CAS_CORRUPT", "NOT_A_REGULAR_FILE", "ZSTD_TOO_LARGE", "CAS_MISSING")) throw e;
+      if (existing.isDirectory()) throw e;
+      outcome = "replaced";
+    }
+  }
+  const shard = layout.casShard(sha256);
+  const shardExisted = (await lstatOrUndefined(shard)) !== undefined;
+  if (!shardExisted) {
+    const casExisted = (await lstatOrUndefined(layout.casDir)) !== undefined;
+    try {
+      await fsp.mkdir(shard, { recursive: true });
+    } catch (e) {
+      throw ioError(e, shard);
+    }
+    if (!casExisted) await fsyncDir(layout.eventsDir);
+    await fsyncDir(layout.casDir);
+  }
+  const frame = await compressZstd(body, CAS_ZSTD_LEVEL);
+  await writeFileDurable(path, layout.casBlobTmp(sha256, randomBytes(6).toString("hex")), frame, shard);
+  return { sha256, bytes: body.length, outcome, storedBytes: frame.length };
+}
+
+/**
+ * Read and verify the body `sha` (lazy: one blob, read when asked).
+ *
+ * Guarantees: returns exactly the bytes whose SHA-256 is `sha`, or throws: CAS_BAD_REF (not a
+ * hex sha), CAS_MISSING (no blob), NOT_A_REGULAR_FILE, ZSTD_TOO_LARGE (frame claims more than
+ * `expectedBytes` allows), CAS_CORRUPT (undecodable, wrong length or wrong hash).
+ */
+export async function readBlob(exec: string | ExecLayout, sha: string, expectedBytes?: number): Promise<Buffer> {
+  const layout = layoutFor(exec);
+  const path = layout.casBlob(sha);
+  let data: Buffer;
+  try {
+    const st = await fsp.lstat(path);
+    if (!st.isFile()) throw new JournalError("NOT_A_REGULAR_FILE", `${path} is not a regular file`, { path });
+    data = await fsp.readFile(path);
+  } catch (e) {
+    if (isJournalError(e)) throw e;
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") {
+      throw new JournalError("CAS_MISSING", `CAS blob ${sha} is missing`, { path, expected: sha }, {
+        hint: "the dieted journal cannot be read or restored without it; restore the cas/ directory from a backup",
+      });
+    }
+    throw ioError(e, path);
+  }
+  const maxBytes = expectedBytes === undefined ? CAS_MAX_BODY_BYTES : expectedBytes + ZSTD_BLOCK_SLACK_BYTES;
+  let body: Buffer;
+  try {
+    body = await decompressZstd(data, { maxBytes, expectedBytes });
+  } catch (e) {
+    if (isJournalError(e, "ZSTD_CORRUPT")) {
+      throw new JournalError("CAS_CORRUPT", `CAS blob ${sha} is corrupt: ${e.message}`, { path, expected: sha }, { cause: e });
+    }
+    if (isJournalError(e)) {
+      e.details.path = path;
+    }
+    throw e;
+  }
+  const actual = sha256Hex(body);
+  if (actual !== sha) {
+    throw new JournalError("CAS_CORRUPT", `CAS blob ${sha} decompresses to ${actual}`, { path, expected: sha, actual });
+  }
+  return body;
+}
+
+/** Remove stale temp files (`*.zst.tmp-*`) left in the CAS by a crash; returns how many. */
+export async function sweepCasTemps(exec: string | ExecLayout): Promise<number> {
+  const layout = layoutFor(exec);
+  let removed = 0;
+  let shards: string[];
+  try {
+    shards = await fsp.readdir(layout.casDir);
+  } catch {
+    return 0;
+  }
+  for (const shard of shards) {
+    if (!/^[0-9a-f]{2}$/.test(shard)) continue;
+    const dir = `${layout.casDir}/${shard}`;
+    let names: string[];
+    try {
+      names = await fsp.readdir(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      if (/\.zst\.tmp-[0-9a-f]+$/.test(name)) {
+        await fsp.rm(`${dir}/${name}`, { force: true });
+        removed++;
+      }
+    }
+  }
+  return removed;
+}
+
+/** Every blob sha present in the CAS (for verify and stats). */
+export async function listBlobs(exec: string | ExecLayout): Promise<{ sha256: string; storedBytes: number }[]> {
+  const layout = layoutFor(exec);
+  const out: { sha256: string; storedBytes: number }[] = [];
+  let shards: string[];
+  try {
+    shards = (await fsp.readdir(layout.casDir)).sort();
+  } catch {
+    return out;
+  }
+  for (const shard of shards) {
+    if (!/^[0-9a-f]{2}$/.test(shard)) continue;
+    const names = (await fsp.readdir(`${layout.casDir}/${shard}`).catch(() => [] as string[])).sort();
+    for (const name of names) {
+      const m = /^([0-9a-f]{64})\.zst$/.exec(name);
+      if (!m || !m[1].startsWith(shard)) continue;
+      const st = await lstatOrUndefined(layout.casBlob(m[1]));
+      if (st?.isFile()) out.push({ sha256: m[1], storedBytes: st.size });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,82 @@
+import { execFileSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { compressZstd, decompressZstd } from "./zstd.js";
+import { inspectZstd } from "./zstd-frames.js";
+import { encodeSeekTable, parseSeekTable } from "./seekable.js";
+
+const text = Buffer.from("line of a journal\n".repeat(5000));
+
+async function codeOf(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+    return "ok";
+  } catch (e) {
+    return (e as { code?: string }).code ?? "no-code";
+  }
+}
+
+describe("zstd guard", () => {
+  it("round-trips a frame written at level 19 and reads concatenated frames as one stream", async () => {
+    const a = await compressZstd(text, 19);
+    const b = await compressZstd(Buffer.from("tail\n"), 3);
+    const out = await decompressZstd(Buffer.concat([a, b]), { maxBytes: 1 << 20 });
+    expect(out.equals(Buffer.concat([text, Buffer.from("tail\n")]))).toBe(true);
+    expect(inspectZstd(Buffer.concat([a, b])).length).toBe(2);
+  });
+
+  it("skips a skippable frame (the seek table) when decompressing", async () => {
+    const a = await compressZstd(text, 3);
+    const table = encodeSeekTable([{ compressedSize: a.length, decompressedSize: text.length }]);
+    const out = await decompressZstd(Buffer.concat([a, table]), { maxBytes: 1 << 20 });
+    expect(out.equals(text)).toBe(true);
+  });
+
+  it("refuses 0 bytes, truncation and garbage with ZSTD_CORRUPT", async () => {
+    const a = await compressZstd(text, 3);
+    expect(await codeOf(decompressZstd(Buffer.alloc(0), { maxBytes: 10 }))).toBe("ZSTD_CORRUPT");
+    expect(await codeOf(decompressZstd(a.subarray(0, a.length - 2), { maxBytes: 1 << 20 }))).toBe("ZSTD_CORRUPT");
+    expect(await codeOf(decompressZstd(Buffer.from("not zstd at all"), { maxBytes: 1 << 20 }))).toBe("ZSTD_CORRUPT");
+  });
+
+  it("refuses a frame header claiming a huge content size before decompressing", async () => {
+    // Single-segment frame, 8-byte Frame_Content_Size = 2^40, one empty raw last block.
+    const huge = Buffer.alloc(4 + 1 + 8 + 3);
+    huge.writeUInt32LE(0xfd2fb528, 0);
+    huge[4] = 0xe0; // FCS flag 3 (8 bytes) + single segment
+    huge.writeBigUInt64LE(2n ** 40n, 5);
+    huge[13] = 0x01; // last block, raw, size 0
+    // Claims more than its blocks can hold: structurally corrupt.
+    expect(await codeOf(decompressZstd(huge, { maxBytes: 1 << 20 }))).toBe("ZSTD_CORRUPT");
+    // A frame of RLE blocks really expanding beyond the bound: too large.
+    const blocks: number[] = [];
+    for (let i = 0; i < 100; i++) {
+      const bh = ((128 * 1024) << 3) | (1 << 1) | (i === 99 ? 1 : 0);
+      blocks.push(bh & 0xff, (bh >> 8) & 0xff, (bh >> 16) & 0xff, 0x61);
+    }
+    const rle = Buffer.concat([Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x58]), Buffer.from(blocks)]);
+    expect(await codeOf(decompressZstd(rle, { maxBytes: 1 << 20 }))).toBe("ZSTD_TOO_LARGE");
+    expect((await decompressZstd(rle, { maxBytes: 100 << 20 })).length).toBe(100 * 128 * 1024);
+  });
+
+  it("reads frames written by the zstd CLI, with and without content size", async () => {
+    for (const flags of [["-q", "-c"], ["-q", "-c", "--no-content-size"], ["-q", "-c", "--check"]]) {
+      const frame = execFileSync("zstd", flags, { input: text });
+      expect((await decompressZstd(frame, { maxBytes: 1 << 20, expectedBytes: text.length })).equals(text)).toBe(true);
+    }
+  });
+});
+
+describe("seek table", () => {
+  it("parses what it encodes only when the sizes add up to the file", () => {
+    const entries = [{ compressedSize: 100, decompressedSize: 400 }, { compressedSize: 50, decompressedSize: 60 }];
+    const table = encodeSeekTable(entries);
+    const file = Buffer.concat([Buffer.alloc(150), table]);
+    const parsed = parseSeekTable(file, file.length);
+    expect(parsed?.entries).toEqual(entries);
+    expect(parsed?.offsets).toEqual([0, 100]);
+    expect(parseSeekTable(Buffer.concat([Buffer.alloc(151), table]), 151 + table.length)).toBeNull();
+    const badFooter = Buffer.from(file);
+    badFooter.writeUInt32LE(0x12345678, badFooter.length - 4);
+    expect(parseSeekTable(badFooter, badFooter.length)).toBeNull();
+  });
+});

@@ -1,0 +1,65 @@
+/**
+ * zstd through the native binding of `@mongodb-js/zstd` (its JS wrapper drops the level), with a
+ * size guard before every decompression. The binding runs on the libuv threadpool, so several
+ * compressions in flight use several cores.
+ */
+import { createRequire } from "node:module";
+import { JournalError } from "@hankweave-journal/core";
+import { decompressedBoundOf } from "./zstd-frames.js";
+
+interface NativeZstd {
+  compress(data: Buffer, level?: number | null): Promise<Buffer>;
+  decompress(data: Buffer): Promise<Buffer>;
+}
+
+const native = createRequire(import.meta.url)("@mongodb-js/zstd/bindings.js") as NativeZstd;
+
+/** Level of CAS bodies (SPEC §5.1). */
+export const CAS_ZSTD_LEVEL = 19;
+/** Level of the pointer journal (SPEC §5.1). */
+export const JOURNAL_ZSTD_LEVEL = 3;
+
+/** Slack over an expected size: a frame without content size is bounded per 128 KiB block. */
+export const ZSTD_BLOCK_SLACK_BYTES = 128 * 1024;
+
+/** Compress `data` into one zstd frame at `level` (no checksum, no content size: verify by SHA-256). */
+export async function compressZstd(data: Uint8Array, level: number): Promise<Buffer> {
+  const input = Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  return native.compress(input, level);
+}
+
+/**
+ * Decompress `data` (one or more frames, skippable frames ignored) after checking its structure.
+ *
+ * Guarantees: throws ZSTD_CORRUPT for 0 bytes, truncation or garbage, ZSTD_TOO_LARGE when the
+ * frames' declared or maximal output exceeds `maxBytes` (checked before the decoder allocates),
+ * and ZSTD_CORRUPT when the output length differs from `expectedBytes` (when given).
+ *
+ * @example await decompressZstd(frame, { maxBytes: 1 << 20, expectedBytes: 5 })
+ */
+export async function decompressZstd(
+  data: Uint8Array,
+  opts: { maxBytes: number; expectedBytes?: number },
+): Promise<Buffer> {
+  const input = Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  const bound = decompressedBoundOf(input);
+  if (bound > opts.maxBytes) {
+    throw new JournalError("ZSTD_TOO_LARGE", `zstd input may decompress to ${bound} bytes (limit ${opts.maxBytes})`, {
+      expected: opts.maxBytes,
+      actual: bound,
+    });
+  }
+  let out: Buffer;
+  try {
+    out = await native.decompress(input);
+  } catch (e) {
+    throw new JournalError("ZSTD_CORRUPT", `zstd decompression failed: ${(e as Error).message}`, {}, { cause: e });
+  }
+  if (opts.expectedBytes !== undefined && out.length !== opts.expectedBytes) {
+    throw new JournalError("ZSTD_CORRUPT", `zstd output is ${out.length} bytes, expected ${opts.expectedBytes}`, {
+      expected: opts.expectedBytes,
+      actual: out.length,
+    });
+  }
+  return out;
+}
