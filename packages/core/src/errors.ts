@@ -75,6 +75,8 @@ export const ERROR_CODES = {
   INVALID_EVENT: "an event does not match the envelope or its payload schema",
   JOURNAL_DIETED: "the directory holds a dieted journal; appends and repairs need events.jsonl",
   JOURNAL_CLOSED: "the journal writer was closed",
+  JOURNAL_WRITER_FAILED: "an earlier write of this journal writer failed; the writer refuses further appends",
+  TORN_FRAGMENT_CONFLICT: "a quarantine file events.jsonl.torn-<offset> already exists with different bytes",
   // --- sidecar
   SIDECAR_INVALID: "events.meta.json is not valid JSON of the expected shape",
   SIDECAR_MISMATCH: "events.meta.json disagrees with the journal (byteLength larger than the file, or counts differ)",
@@ -89,6 +91,9 @@ export const ERROR_CODES = {
   MISSING_METADATA: "a CodonTransitioned lacks the metadata its target status requires",
   UNKNOWN_RUN: "a transition references a run that does not exist",
   UNKNOWN_CODON: "a transition references a codon with no record",
+  NO_TARGET_RECORD: "a transition's codon has records, but none its rule targets (wrong status): it changes nothing",
+  MALFORMED_TRANSITION: "a state transition lacks a field the reducer needs (or has the wrong type)",
+  UNKNOWN_TRANSITION_TYPE: "a state transition's type is not one of the 14 StateTransition types",
   BAD_CURSOR: "an --at / cursor value is not a line number, event id or ISO time of this journal",
   // --- diet / restore / CAS
   RUN_NOT_FINISHED: "the last run did not end completed or failed (use --force to override)",

@@ -1,42 +1,23 @@
-// STUB — owned by the journal work (issue 2). Signatures other packages compile against.
-import type { JournalReader, JournalEvent } from "@hankweave-journal/core";
-
-export type Durability = "none" | "batch" | "every";
-
-/** What the caller gives `append`: id and timestamp are made by the writer when absent. */
-export interface NewEvent {
-  type: string;
-  data: unknown;
-  id?: string;
-  timestamp?: string;
-}
-
-/** What an append returns once the line is written (and fsynced under `every`/`batch`). */
-export interface AppendedEvent {
-  line: number;
-  offset: number;
-  bytes: number;
-  event: JournalEvent;
-}
-
-export interface WriterOptions {
-  durability?: Durability;
-  /** Injected clock (ms since epoch) for ids and timestamps; default Date.now. */
-  now?: () => number;
-  /** Injected randomness for ids; default Math.random. */
-  random?: () => number;
-}
-
-export interface JournalWriter {
-  append(event: NewEvent): Promise<AppendedEvent>;
-  appendMany(events: NewEvent[]): Promise<AppendedEvent[]>;
-  close(): Promise<void>;
-}
-
-export async function openJournalWriter(_exec: string, _opts: WriterOptions = {}): Promise<JournalWriter> {
-  throw new Error("not implemented yet");
-}
-
-export async function openPlainReader(_exec: string): Promise<JournalReader> {
-  throw new Error("not implemented yet");
-}
+// The plain journal: streaming reader, writer, sidecar, torn-tail repair, runtime.lock (SPEC §2–3).
+export { openPlainReader, eventsFromRawLines, tornTailFinding, ANCHOR_EVERY_LINES } from "./plain-reader.js";
+export { openJournalWriter, MAX_BATCH_LINES, MAX_BATCH_BYTES } from "./writer.js";
+export type { Durability, AppendedEvent, WriterOptions, JournalWriter, WriterOpenReport, NewEvent } from "./writer.js";
+export { buildLine, makeEventId } from "./envelope.js";
+export type { IdSource } from "./envelope.js";
+export { sniffEventType, parseEventLine, isBlankLine, envelopeProblem } from "./line-parse.js";
+export type { LineParse } from "./line-parse.js";
+export { scanRawLines, countNewlines, READ_CHUNK_BYTES } from "./line-scanner.js";
+export type { ScanStart, NewlineCount } from "./line-scanner.js";
+export {
+  readSidecarStatus, writeSidecar, parseSidecar, serializeSidecar,
+  SIDECAR_EVERY_EVENTS, SIDECAR_SCHEMA_VERSION, EVENT_SCHEMA_VERSION,
+} from "./sidecar.js";
+export type { Sidecar, SidecarStatus } from "./sidecar.js";
+export { planRepair, applyRepair, PLAN_MAX_FINDINGS } from "./repair.js";
+export type { RepairPlan, RepairResult, PlanRepairOptions } from "./repair.js";
+export {
+  acquireLock, inspectLock, claimLockForOfflineTool, parseLock, judgeLock, LOCK_HEARTBEAT_MS, LOCK_STALE_AFTER_MS,
+} from "./lock.js";
+export type { LockInfo, LockInspection, LockHandle, AcquireOptions } from "./lock.js";
+export { journalPresence, openRegularForRead, assertRegularFile, fsyncDir } from "./fs-checks.js";
+export type { JournalPresence } from "./fs-checks.js";

@@ -1,0 +1,114 @@
+/**
+ * File-system checks shared by the reader, writer, repair and lock: what the directory holds,
+ * refusal of non-regular files (a FIFO would block an open), directory fsync, error wrapping.
+ */
+import { constants as FS } from "node:fs";
+import * as fsp from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
+import { JournalError, layoutOf } from "@hankweave-journal/core";
+
+/** What an execution directory holds, journal-wise. */
+export type JournalPresence =
+  | { kind: "plain" }
+  | { kind: "dieted" }
+  | { kind: "half"; present: "zst" | "manifest" }
+  | { kind: "none"; execExists: boolean };
+
+/** Stat without following into errors: undefined when the path does not exist. */
+export async function statOrUndefined(path: string): Promise<import("node:fs").Stats | undefined> {
+  try {
+    return await fsp.stat(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT" || (e as NodeJS.ErrnoException).code === "ENOTDIR") return undefined;
+    throw ioError(e, path);
+  }
+}
+
+/** Which journal files `exec` holds (events.jsonl wins whenever it exists). */
+export async function journalPresence(exec: string): Promise<JournalPresence> {
+  const l = layoutOf(exec);
+  if (await statOrUndefined(l.journal)) return { kind: "plain" };
+  const zst = await statOrUndefined(l.dietedJournal);
+  const manifest = await statOrUndefined(l.manifest);
+  if (zst && manifest) return { kind: "dieted" };
+  if (zst) return { kind: "half", present: "zst" };
+  if (manifest) return { kind: "half", present: "manifest" };
+  return { kind: "none", execExists: (await statOrUndefined(l.exec))?.isDirectory() === true };
+}
+
+/** Throw NOT_A_REGULAR_FILE unless `path` (followed through symlinks) is a regular file. */
+export async function assertRegularFile(path: string): Promise<import("node:fs").Stats> {
+  const st = await statOrUndefined(path);
+  if (!st) throw new JournalError("JOURNAL_NOT_FOUND", `no such file: ${path}`, { path });
+  if (!st.isFile()) throw notRegular(path, st);
+  return st;
+}
+
+function notRegular(path: string, st: import("node:fs").Stats): JournalError {
+  const kind = st.isDirectory() ? "directory" : st.isFIFO() ? "FIFO" : st.isSocket() ? "socket" : "special file";
+  return new JournalError("NOT_A_REGULAR_FILE", `${path} is a ${kind}, not a regular file`, {
+    path,
+    actual: kind,
+    expected: "regular file",
+  });
+}
+
+/**
+ * Open a regular file for reading. Checks with stat first and opens with O_NONBLOCK so that a FIFO
+ * swapped in between can never block the open, then re-checks the opened descriptor with fstat.
+ */
+export async function openRegularForRead(path: string): Promise<FileHandle> {
+  await assertRegularFile(path);
+  let fh: FileHandle;
+  try {
+    fh = await fsp.open(path, FS.O_RDONLY | FS.O_NONBLOCK);
+  } catch (e) {
+    throw ioError(e, path);
+  }
+  const st = await fh.stat();
+  if (!st.isFile()) {
+    await fh.close();
+    throw notRegular(path, st);
+  }
+  return fh;
+}
+
+/** fsync a directory so a rename or create inside it is durable. */
+export async function fsyncDir(dir: string): Promise<void> {
+  const fh = await fsp.open(dir, FS.O_RDONLY);
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Wrap an OS error as IO_ERROR (JournalErrors pass through unchanged). */
+export function ioError(e: unknown, path: string): JournalError {
+  if (e instanceof JournalError) return e;
+  const err = e as NodeJS.ErrnoException;
+  return new JournalError("IO_ERROR", `${err?.code ?? "error"} on ${path}: ${err?.message ?? String(e)}`, {
+    path,
+    errno: err?.code,
+  }, { cause: e });
+}
+
+/** Throw the error a reader or writer gives when `exec` has no events.jsonl. */
+export function missingJournalError(exec: string, presence: JournalPresence, forWriting: boolean): JournalError {
+  const l = layoutOf(exec);
+  if (presence.kind === "half") {
+    return new JournalError("HALF_PAIR", `${l.eventsDir} has no events.jsonl and only ${presence.present === "zst" ? "events.jsonl.zst" : "journal.meta.json"} of the dieted pair`, { path: l.eventsDir });
+  }
+  if (presence.kind === "dieted") {
+    return new JournalError(
+      "JOURNAL_DIETED",
+      `${l.eventsDir} holds a dieted journal (events.jsonl.zst + journal.meta.json), not events.jsonl`,
+      { path: l.journal },
+      { hint: forWriting ? "restore the journal first: hankweave-journal restore <exec>" : "use the transparent reader (openReader) or restore first" },
+    );
+  }
+  if (presence.kind === "none" && !presence.execExists) {
+    return new JournalError("EXEC_NOT_FOUND", `execution directory not found: ${l.exec}`, { path: l.exec });
+  }
+  return new JournalError("JOURNAL_NOT_FOUND", `no journal in ${l.eventsDir}`, { path: l.journal });
+}

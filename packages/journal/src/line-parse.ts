@@ -1,0 +1,123 @@
+/**
+ * Byte-level helpers for one journal line: a type sniffer that reads the canonical envelope prefix
+ * without JSON.parse, and the envelope parser that turns a line into an event or a finding.
+ */
+import { isUtf8 } from "node:buffer";
+import type { Finding, JournalEvent } from "@hankweave-journal/core";
+
+const PREFIX_ID = Buffer.from('{"id":"', "latin1");
+const SEP_TIMESTAMP = Buffer.from(',"timestamp":"', "latin1");
+const SEP_TYPE = Buffer.from(',"type":"', "latin1");
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+/** Sniffing gives up past this many bytes: canonical ids, timestamps and types are far shorter. */
+const SNIFF_LIMIT_BYTES = 512;
+
+function startsWithAt(bytes: Uint8Array, at: number, prefix: Buffer): boolean {
+  if (at + prefix.length > bytes.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (bytes[at + i] !== prefix[i]) return false;
+  return true;
+}
+
+/** Index of the closing quote of a JSON string starting at `from`; -1 on an escape or past the limit. */
+function stringEnd(bytes: Uint8Array, from: number): number {
+  const limit = Math.min(bytes.length, SNIFF_LIMIT_BYTES);
+  for (let i = from; i < limit; i++) {
+    const b = bytes[i];
+    if (b === QUOTE) return i;
+    if (b === BACKSLASH || b < 0x20) return -1;
+  }
+  return -1;
+}
+
+/**
+ * The `type` of a canonical journal line (`{"id":"…","timestamp":"…","type":"…"`), read from the
+ * raw bytes without JSON.parse.
+ *
+ * Guarantees: returns a type only when the line starts with exactly that canonical prefix and the
+ * three strings hold no escapes; otherwise `undefined` (the caller must then parse the line).
+ * It does not validate the rest of the line.
+ *
+ * @example sniffEventType(Buffer.from('{"id":"1-a","timestamp":"t","type":"info","data":{}}')) // "info"
+ */
+export function sniffEventType(bytes: Uint8Array): string | undefined {
+  if (!startsWithAt(bytes, 0, PREFIX_ID)) return undefined;
+  const idEnd = stringEnd(bytes, PREFIX_ID.length);
+  if (idEnd < 0 || !startsWithAt(bytes, idEnd + 1, SEP_TIMESTAMP)) return undefined;
+  const tsEnd = stringEnd(bytes, idEnd + 1 + SEP_TIMESTAMP.length);
+  if (tsEnd < 0 || !startsWithAt(bytes, tsEnd + 1, SEP_TYPE)) return undefined;
+  const typeStart = tsEnd + 1 + SEP_TYPE.length;
+  const typeEnd = stringEnd(bytes, typeStart);
+  if (typeEnd < 0) return undefined;
+  const next = bytes[typeEnd + 1];
+  if (next !== 0x2c && next !== 0x7d) return undefined; // `,` or `}` must follow the type string
+  return Buffer.from(bytes.buffer, bytes.byteOffset + typeStart, typeEnd - typeStart).toString("utf8");
+}
+
+/** True for a line that holds only spaces, tabs or a carriage return (skipped silently). */
+export function isBlankLine(bytes: Uint8Array): boolean {
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i];
+    if (b !== 0x20 && b !== 0x09 && b !== 0x0d) return false;
+  }
+  return true;
+}
+
+/** The outcome of parsing one complete line. */
+export type LineParse = { ok: true; event: JournalEvent } | { ok: false; finding: Finding };
+
+/**
+ * Parse one complete, non-blank line into its envelope.
+ *
+ * Guarantees: `ok` only for valid UTF-8 holding a JSON object with string `id`, `timestamp`,
+ * `type` and a `data` key; else an `INVALID_UTF8` or `CORRUPT_LINE` finding (severity error)
+ * carrying `line` and `byteOffset`. Never throws.
+ */
+export function parseEventLine(bytes: Buffer, line: number, offset: number): LineParse {
+  if (!isUtf8(bytes)) {
+    return {
+      ok: false,
+      finding: {
+        code: "INVALID_UTF8",
+        severity: "error",
+        message: `line ${line} (byte ${offset}) is not valid UTF-8`,
+        line,
+        byteOffset: offset,
+        details: { length: bytes.length },
+      },
+    };
+  }
+  let value: unknown;
+  let problem: string | undefined;
+  try {
+    value = JSON.parse(bytes.toString("utf8"));
+  } catch (e) {
+    problem = `not JSON (${(e as Error).message})`;
+  }
+  if (problem === undefined) problem = envelopeProblem(value);
+  if (problem !== undefined) {
+    return {
+      ok: false,
+      finding: {
+        code: "CORRUPT_LINE",
+        severity: "error",
+        message: `line ${line} (byte ${offset}): ${problem}`,
+        line,
+        byteOffset: offset,
+        details: { length: bytes.length, preview: bytes.subarray(0, 80).toString("utf8") },
+      },
+    };
+  }
+  return { ok: true, event: value as JournalEvent };
+}
+
+/** Why `value` is not a journal envelope, or undefined when it is one. */
+export function envelopeProblem(value: unknown): string | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return "not a JSON object";
+  const o = value as Record<string, unknown>;
+  if (typeof o.id !== "string") return "id is not a string";
+  if (typeof o.timestamp !== "string") return "timestamp is not a string";
+  if (typeof o.type !== "string") return "type is not a string";
+  if (!("data" in o)) return "data is missing";
+  return undefined;
+}

@@ -1,0 +1,249 @@
+/**
+ * The streaming reader of a plain `events.jsonl` (SPEC §3), implementing the shared JournalReader
+ * contract. Random access (getLine, page, tail) is exact and uses a sparse in-memory index of
+ * line → offset anchors learned while scanning; no sidecar is trusted for positions.
+ */
+import type { FileHandle } from "node:fs/promises";
+import {
+  JournalError, layoutOf,
+  type Finding, type JournalInfo, type JournalReader, type JournalRecord, type LineRange, type PageResult,
+  type RawLine, type ScanOptions,
+} from "@hankweave-journal/core";
+import { journalPresence, missingJournalError, openRegularForRead } from "./fs-checks.js";
+import { isBlankLine, parseEventLine, sniffEventType } from "./line-parse.js";
+import { READ_CHUNK_BYTES, scanRawLines } from "./line-scanner.js";
+import { readSidecarStatus } from "./sidecar.js";
+
+/** A scan records an anchor (line → offset) every this many lines, for getLine/page/tail. */
+export const ANCHOR_EVERY_LINES = 4096;
+
+/** The torn-tail finding for an unterminated final fragment. */
+export function tornTailFinding(raw: RawLine): Finding {
+  return {
+    code: "TORN_TAIL",
+    severity: "warning",
+    message: `unterminated final fragment of ${raw.bytes.length} bytes at byte ${raw.offset} (line ${raw.line})`,
+    line: raw.line,
+    byteOffset: raw.offset,
+    details: { length: raw.bytes.length },
+  };
+}
+
+/**
+ * Filter raw lines into parsed events: skips blank lines, reports corrupt lines and a torn tail
+ * through `onFinding`, and skips lines whose sniffed type is not in `types` without parsing them.
+ * Shared with readers that produce raw lines differently (the dieted journal).
+ */
+export async function* eventsFromRawLines(lines: AsyncIterable<RawLine>, opts: ScanOptions = {}): AsyncGenerator<JournalRecord> {
+  const types = opts.types ? new Set(opts.types) : undefined;
+  const onFinding = opts.onFinding;
+  for await (const raw of lines) {
+    if (!raw.terminated) {
+      onFinding?.(tornTailFinding(raw));
+      continue;
+    }
+    if (raw.bytes.length === 0 || isBlankLine(raw.bytes)) continue;
+    if (types) {
+      const sniffed = sniffEventType(raw.bytes);
+      if (sniffed !== undefined && !types.has(sniffed)) continue;
+    }
+    const parsed = parseEventLine(raw.bytes, raw.line, raw.offset);
+    if (!parsed.ok) {
+      onFinding?.(parsed.finding);
+      continue;
+    }
+    if (types && !types.has(parsed.event.type)) continue;
+    yield { line: raw.line, offset: raw.offset, bytes: raw.bytes, event: parsed.event };
+  }
+}
+
+function ownRecord(r: JournalRecord): JournalRecord {
+  return { line: r.line, offset: r.offset, bytes: Buffer.from(r.bytes), event: r.event };
+}
+
+class PlainReader implements JournalReader {
+  readonly kind = "plain" as const;
+  /** line → offset of known line starts; line 0 is always at offset 0. */
+  private anchors = new Map<number, number>([[0, 0]]);
+  private maxAnchorOffset = 0;
+
+  constructor(readonly exec: string, private readonly fh: FileHandle) {}
+
+  private async size(): Promise<number> {
+    return (await this.fh.stat()).size;
+  }
+
+  /** Drop anchors that a truncation (repair) made meaningless. */
+  private async validateAnchors(): Promise<void> {
+    if (this.maxAnchorOffset > (await this.size())) {
+      this.anchors = new Map([[0, 0]]);
+      this.maxAnchorOffset = 0;
+    }
+  }
+
+  private addAnchor(line: number, offset: number): void {
+    if (!this.anchors.has(line)) {
+      this.anchors.set(line, offset);
+      if (offset > this.maxAnchorOffset) this.maxAnchorOffset = offset;
+    }
+  }
+
+  private bestAnchor(line: number): { line: number; offset: number } {
+    let best = { line: 0, offset: 0 };
+    for (const [l, o] of this.anchors) if (l <= line && l > best.line) best = { line: l, offset: o };
+    return best;
+  }
+
+  async *lines(range: LineRange = {}): AsyncGenerator<RawLine> {
+    const from = range.fromLine ?? 0;
+    const to = range.toLine ?? Number.POSITIVE_INFINITY;
+    if (from > to) return;
+    await this.validateAnchors();
+    const start = this.bestAnchor(from);
+    for await (const raw of scanRawLines(this.fh, start)) {
+      if (raw.terminated && raw.line % ANCHOR_EVERY_LINES === 0) this.addAnchor(raw.line, raw.offset);
+      if (raw.line < from) continue;
+      if (raw.line > to) return;
+      yield raw;
+    }
+  }
+
+  events(opts: ScanOptions = {}): AsyncGenerator<JournalRecord> {
+    return eventsFromRawLines(this.lines(opts), opts);
+  }
+
+  async getLine(line: number): Promise<JournalRecord | null> {
+    if (!Number.isSafeInteger(line) || line < 0) throw new RangeError(`line must be a non-negative integer, got ${line}`);
+    for await (const raw of this.lines({ fromLine: line, toLine: line })) {
+      if (!raw.terminated || isBlankLine(raw.bytes)) return null;
+      const parsed = parseEventLine(raw.bytes, raw.line, raw.offset);
+      return parsed.ok ? { line: raw.line, offset: raw.offset, bytes: Buffer.from(raw.bytes), event: parsed.event } : null;
+    }
+    throw new JournalError("LINE_OUT_OF_RANGE", `line ${line} is past the end of ${layoutOf(this.exec).journal}`, {
+      path: layoutOf(this.exec).journal,
+      line,
+    });
+  }
+
+  async page(fromLine: number, limit: number): Promise<PageResult> {
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
+    const records: JournalRecord[] = [];
+    for await (const r of this.events({ fromLine })) {
+      if (records.length === limit) return { records, nextLine: r.line };
+      records.push(ownRecord(r));
+    }
+    return { records, nextLine: null };
+  }
+
+  /** Newlines in [0, offset): the line number of the line starting at `offset`. */
+  private async lineNumberAt(offset: number): Promise<number> {
+    let best = { line: 0, offset: 0 };
+    for (const [l, o] of this.anchors) if (o <= offset && o >= best.offset) best = { line: l, offset: o };
+    let line = best.line;
+    let pos = best.offset;
+    const chunk = Buffer.allocUnsafe(READ_CHUNK_BYTES);
+    while (pos < offset) {
+      const want = Math.min(READ_CHUNK_BYTES, offset - pos);
+      const { bytesRead } = await this.fh.read(chunk, 0, want, pos);
+      if (bytesRead === 0) break;
+      const data = chunk.subarray(0, bytesRead);
+      for (let i = data.indexOf(10); i >= 0; i = data.indexOf(10, i + 1)) line += 1;
+      pos += bytesRead;
+    }
+    this.addAnchor(line, offset);
+    return line;
+  }
+
+  async tail(n: number): Promise<JournalRecord[]> {
+    if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`n must be a non-negative integer, got ${n}`);
+    await this.validateAnchors();
+    const size = await this.size();
+    if (n === 0 || size === 0) return [];
+    const last = Buffer.alloc(1);
+    await this.fh.read(last, 0, 1, size - 1);
+    // Walk backwards; the final fragment (no trailing \n) is a torn tail, not an event.
+    let skipCurrent = last[0] !== 10;
+    let lineEnd = skipCurrent ? size : size - 1; // exclusive end of the current line
+    let pos = lineEnd;
+    let pieces: Buffer[] = [];
+    // Collected newest first: offset, bytes, index from the end among terminated lines.
+    const found: { offset: number; bytes: Buffer; event: JournalRecord["event"]; fromEnd: number }[] = [];
+    let fromEnd = 0;
+    const finishLine = (lineStart: number): void => {
+      const bytes = pieces.length === 1 ? pieces[0] : Buffer.concat(pieces.reverse());
+      pieces = [];
+      if (!skipCurrent) {
+        if (bytes.length > 0 && !isBlankLine(bytes)) {
+          const parsed = parseEventLine(bytes, -1, lineStart);
+          if (parsed.ok) found.push({ offset: lineStart, bytes: Buffer.from(bytes), event: parsed.event, fromEnd });
+        }
+        fromEnd += 1;
+      }
+      skipCurrent = false;
+    };
+    while (found.length < n) {
+      const start = Math.max(0, pos - READ_CHUNK_BYTES);
+      const buf = Buffer.allocUnsafe(pos - start);
+      let got = 0;
+      while (got < buf.length) {
+        const { bytesRead } = await this.fh.read(buf, got, buf.length - got, start + got);
+        if (bytesRead === 0) throw new JournalError("JOURNAL_CHANGED", "the journal shrank during a tail read", { path: layoutOf(this.exec).journal });
+        got += bytesRead;
+      }
+      let right = buf.length;
+      for (let nl = right > 0 ? buf.lastIndexOf(10, right - 1) : -1; nl >= 0 && found.length < n; nl = right > 0 ? buf.lastIndexOf(10, right - 1) : -1) {
+        pieces.push(buf.subarray(nl + 1, right));
+        finishLine(start + nl + 1);
+        lineEnd = start + nl;
+        right = nl;
+      }
+      if (found.length >= n) break;
+      pieces.push(buf.subarray(0, right));
+      pos = start;
+      if (pos === 0) {
+        finishLine(0);
+        break;
+      }
+    }
+    if (found.length === 0) return [];
+    found.reverse();
+    const oldest = found[0];
+    const oldestLine = await this.lineNumberAt(oldest.offset);
+    return found.map((f) => ({
+      line: oldestLine + (oldest.fromEnd - f.fromEnd),
+      offset: f.offset,
+      bytes: f.bytes,
+      event: f.event,
+    }));
+  }
+
+  async info(): Promise<JournalInfo> {
+    const bytes = await this.size();
+    const sidecar = await readSidecarStatus(this.exec, bytes);
+    const eventSchemaVersion = sidecar.status === "ok" || sidecar.status === "stale" ? sidecar.sidecar.eventSchemaVersion : null;
+    return { kind: "plain", bytes, storedBytes: bytes, lines: null, eventSchemaVersion };
+  }
+
+  async close(): Promise<void> {
+    await this.fh.close();
+  }
+}
+
+/**
+ * Open the plain journal `events.jsonl` of `exec` for reading.
+ *
+ * Guarantees: never modifies anything; refuses a FIFO/directory (NOT_A_REGULAR_FILE) without
+ * blocking; throws JOURNAL_DIETED when only the dieted pair exists (use `openReader` from the diet
+ * package), HALF_PAIR for half a pair, JOURNAL_NOT_FOUND / EXEC_NOT_FOUND otherwise.
+ *
+ * @example
+ *   const r = await openPlainReader("/runs/x");
+ *   for await (const rec of r.events({ types: ["state.transition"] })) handle(rec.event);
+ *   await r.close();
+ */
+export async function openPlainReader(exec: string): Promise<JournalReader> {
+  const presence = await journalPresence(exec);
+  if (presence.kind !== "plain") throw missingJournalError(exec, presence, false);
+  const fh = await openRegularForRead(layoutOf(exec).journal);
+  return new PlainReader(exec, fh);
+}

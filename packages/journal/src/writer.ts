@@ -1,0 +1,260 @@
+/**
+ * The journal writer (SPEC §2.4–2.5): one append-mode fd, appends serialized in submission order,
+ * queued appends written as one buffer (group commit), durability `none | batch | every`, the
+ * sidecar every 1,000 events and on close, torn-tail repair at open.
+ */
+import * as fsp from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
+import { JournalError, layoutOf, type JournalEvent } from "@hankweave-journal/core";
+import { buildLine, type NewEvent } from "./envelope.js";
+import { assertRegularFile, ioError, journalPresence, missingJournalError } from "./fs-checks.js";
+import { applyRepair, planRepair, type RepairPlan, type RepairResult } from "./repair.js";
+import { EVENT_SCHEMA_VERSION, SIDECAR_EVERY_EVENTS, SIDECAR_SCHEMA_VERSION, writeSidecar } from "./sidecar.js";
+
+export type { NewEvent } from "./envelope.js";
+
+/** none: no fsync (the reference runtime); batch: one fsync per written batch; every: one write + fsync per event. */
+export type Durability = "none" | "batch" | "every";
+
+/** At most this many lines per write(2) (SPEC §2.4). */
+export const MAX_BATCH_LINES = 10_000;
+/** A batch also stops growing past this many bytes (it always holds at least one line). */
+export const MAX_BATCH_BYTES = 16 * 1024 * 1024;
+
+/** What an append returns once the line is written (and fsynced under `every`/`batch`). */
+export interface AppendedEvent {
+  line: number;
+  offset: number;
+  bytes: number;
+  event: JournalEvent;
+}
+
+export interface WriterOptions {
+  durability?: Durability;
+  /** Injected clock (ms since epoch) for ids and timestamps; default Date.now. */
+  now?: () => number;
+  /** Injected randomness for ids; default Math.random. */
+  random?: () => number;
+}
+
+/** What the writer found and fixed at open. */
+export interface WriterOpenReport {
+  /** The repair plan computed at open (counts, sidecar status, torn tail). */
+  plan: RepairPlan;
+  /** What was applied, or null when the journal and sidecar needed nothing. */
+  repair: RepairResult | null;
+  /** True when the journal file did not exist and was created empty. */
+  created: boolean;
+}
+
+export interface JournalWriter {
+  /** Resolves once the line is written (and fsynced when the policy says so): the acknowledged point. */
+  append(event: NewEvent): Promise<AppendedEvent>;
+  /** Validates all events first (none is written if one is invalid), then appends them in order. */
+  appendMany(events: NewEvent[]): Promise<AppendedEvent[]>;
+  /** Waits for queued appends, writes the sidecar, closes the fd. Idempotent. */
+  close(): Promise<void>;
+  readonly durability: Durability;
+  readonly openReport: WriterOpenReport;
+  /** Physical lines, bytes and parse-valid events as written so far. */
+  position(): { lines: number; bytes: number; events: number; lastEventId: string | null };
+}
+
+interface Pending {
+  event: JournalEvent;
+  bytes: Buffer;
+  resolve: (a: AppendedEvent) => void;
+  reject: (e: unknown) => void;
+}
+
+class Writer implements JournalWriter {
+  private queue: Pending[] = [];
+  private draining: Promise<void> | null = null;
+  private closed = false;
+  private failed: JournalError | null = null;
+  private sinceSidecar = 0;
+  private readonly ids: { now: () => number; random: () => number };
+
+  constructor(
+    private readonly exec: string,
+    private readonly fh: FileHandle,
+    readonly durability: Durability,
+    readonly openReport: WriterOpenReport,
+    private lines: number,
+    private bytes: number,
+    private events: number,
+    private lastEventId: string | null,
+    private readonly eventSchemaVersion: number,
+    opts: WriterOptions,
+  ) {
+    this.ids = { now: opts.now ?? Date.now, random: opts.random ?? Math.random };
+  }
+
+  position() {
+    return { lines: this.lines, bytes: this.bytes, events: this.events, lastEventId: this.lastEventId };
+  }
+
+  private refuse(): JournalError | null {
+    if (this.closed) return new JournalError("JOURNAL_CLOSED", "the journal writer is closed", { path: layoutOf(this.exec).journal });
+    if (this.failed) {
+      return new JournalError("JOURNAL_WRITER_FAILED", `an earlier write failed: ${this.failed.message}`, { path: layoutOf(this.exec).journal }, {
+        cause: this.failed, hint: "close this writer and open a new one (open repairs a torn tail)",
+      });
+    }
+    return null;
+  }
+
+  append(e: NewEvent): Promise<AppendedEvent> {
+    return this.appendMany([e]).then((r) => r[0]);
+  }
+
+  appendMany(list: NewEvent[]): Promise<AppendedEvent[]> {
+    const refusal = this.refuse();
+    if (refusal) return Promise.reject(refusal);
+    let built: { event: JournalEvent; bytes: Buffer }[];
+    try {
+      built = list.map((e) => buildLine(e, this.ids));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const promises = built.map(
+      (b) => new Promise<AppendedEvent>((resolve, reject) => this.queue.push({ ...b, resolve, reject })),
+    );
+    this.kick();
+    return Promise.all(promises);
+  }
+
+  private kick(): void {
+    if (this.draining) return;
+    // Start on a microtask so appends issued in the same tick share one write (group commit).
+    this.draining = Promise.resolve().then(() => this.drain()).finally(() => {
+      this.draining = null;
+      if (this.queue.length > 0) this.kick();
+    });
+  }
+
+  private takeBatch(): Pending[] {
+    const maxLines = this.durability === "every" ? 1 : MAX_BATCH_LINES;
+    let n = 0;
+    let size = 0;
+    while (n < this.queue.length && n < maxLines && (n === 0 || size + this.queue[n].bytes.length <= MAX_BATCH_BYTES)) {
+      size += this.queue[n].bytes.length;
+      n += 1;
+    }
+    return this.queue.splice(0, n);
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.takeBatch();
+      if (this.failed) {
+        for (const p of batch) p.reject(this.refuse());
+        continue;
+      }
+      try {
+        await this.writeBatch(batch);
+      } catch (e) {
+        this.failed = ioError(e, layoutOf(this.exec).journal);
+        for (const p of batch) p.reject(this.failed);
+      }
+    }
+  }
+
+  private async writeBatch(batch: Pending[]): Promise<void> {
+    const buf = batch.length === 1 ? batch[0].bytes : Buffer.concat(batch.map((p) => p.bytes));
+    let off = 0;
+    while (off < buf.length) {
+      // Short writes are continued; the fd is O_APPEND so the position argument is not used.
+      const { bytesWritten } = await this.fh.write(buf, off, buf.length - off, null);
+      if (bytesWritten <= 0) throw new Error("write returned 0 bytes");
+      off += bytesWritten;
+    }
+    if (this.durability !== "none") await this.fh.datasync();
+    const acks: [Pending, AppendedEvent][] = [];
+    for (const p of batch) {
+      acks.push([p, { line: this.lines, offset: this.bytes, bytes: p.bytes.length, event: p.event }]);
+      this.lines += 1;
+      this.bytes += p.bytes.length;
+    }
+    this.events += batch.length;
+    this.lastEventId = batch[batch.length - 1].event.id;
+    this.sinceSidecar += batch.length;
+    for (const [p, a] of acks) p.resolve(a);
+    if (this.sinceSidecar >= SIDECAR_EVERY_EVENTS) await this.writeSidecarNow();
+  }
+
+  private async writeSidecarNow(): Promise<void> {
+    this.sinceSidecar = 0;
+    // Advisory: a failed sidecar write is harmless (the next open recounts), so it is not an append failure.
+    await writeSidecar(this.exec, {
+      schemaVersion: SIDECAR_SCHEMA_VERSION,
+      eventSchemaVersion: this.eventSchemaVersion,
+      totalEvents: this.events,
+      byteLength: this.bytes,
+      lastEventId: this.lastEventId,
+    }, this.durability !== "none").catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    while (this.draining) await this.draining;
+    try {
+      if (!this.failed) await this.writeSidecarNow();
+    } finally {
+      await this.fh.close();
+    }
+  }
+}
+
+/**
+ * Open the journal of `exec` for appending (creating `.hankweave/events/events.jsonl` if absent).
+ *
+ * Guarantees: refuses a dieted directory (JOURNAL_DIETED, hint: restore first), a non-regular
+ * journal (NOT_A_REGULAR_FILE) and a missing exec (EXEC_NOT_FOUND); repairs a torn tail without
+ * losing a byte and rewrites a sidecar that had to be recounted (see `openReport`). Does not take
+ * `runtime.lock`: the caller (the runtime) holds it.
+ *
+ * @example
+ *   const w = await openJournalWriter("/runs/x", { durability: "batch" });
+ *   const { line } = await w.append({ type: "info", data: { message: "hi" } });
+ *   await w.close();
+ */
+export async function openJournalWriter(exec: string, opts: WriterOptions = {}): Promise<JournalWriter> {
+  const durability = opts.durability ?? "none";
+  if (durability !== "none" && durability !== "batch" && durability !== "every") {
+    throw new TypeError(`durability must be none, batch or every, got ${String(durability)}`);
+  }
+  const l = layoutOf(exec);
+  const presence = await journalPresence(exec);
+  let created = false;
+  if (presence.kind !== "plain") {
+    if (presence.kind !== "none" || !presence.execExists) throw missingJournalError(exec, presence, true);
+    try {
+      await fsp.mkdir(l.eventsDir, { recursive: true });
+      const fh = await fsp.open(l.journal, "wx");
+      await fh.close();
+      created = true;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw ioError(e, l.journal);
+    }
+  }
+  await assertRegularFile(l.journal);
+  const plan = await planRepair(exec, { trustSidecar: true });
+  const repair = plan.actions.length > 0 ? await applyRepair(plan) : null;
+  let fh: FileHandle;
+  try {
+    fh = await fsp.open(l.journal, "a");
+  } catch (e) {
+    throw ioError(e, l.journal);
+  }
+  const st = await fh.stat();
+  if (!st.isFile() || st.size !== plan.truncateTo) {
+    await fh.close();
+    throw new JournalError("JOURNAL_CHANGED", `${l.journal} changed while the writer was opening`, {
+      path: l.journal, expected: plan.truncateTo, actual: st.size,
+    });
+  }
+  const esv = plan.sidecarAfter?.eventSchemaVersion ?? (plan.sidecarBefore.status === "ok" ? plan.sidecarBefore.sidecar.eventSchemaVersion : EVENT_SCHEMA_VERSION);
+  return new Writer(exec, fh, durability, { plan, repair, created }, plan.counts.lines, plan.truncateTo, plan.counts.events, plan.counts.lastEventId, esv, opts);
+}
