@@ -18,6 +18,20 @@ export type {
 export type {
   TokenUsage, CodonStatus, RunStatus, LoopContext, CodonExecution, StartingConditions, Run, HankweaveState,
   StateTransition, ResultingState,
+  TerminalCodonStatus, SentinelState, LoadedSentinels, ExecutedSentinels, BudgetExceeded, FailureReason,
+  PreparingCodon, StartingCodon, InitializingCodon, RunningCodon, CompletingSentinelsCodon, CompletedCodon,
+  FailedCodon, SkippedCodon, ExecutionCodonEntry, TransitionMetadata, CheckpointType, StateTransitionType,
+  StateTransitionEventData, RunStartedTransition, RunCompletedTransition, RunFailedTransition,
+  RunCrashedTransition, CodonStartedTransition, CodonTransitionedTransition, CostsUpdatedTransition,
+  CostsIncrementedTransition, AssistantMessageCountUpdatedTransition, ExtensionCountUpdatedTransition,
+  CheckpointCreatedTransition, InitialCheckpointSetTransition, CodonFinalCostSetTransition,
+  SentinelStatesUpdatedTransition,
 } from "./state-types.js";
 export { initialState, evolve, evolveReport, nextResultingState } from "./reducer.js";
 export type { EvolveResult } from "./reducer.js";
+export { codonCost, totalCost, currentRunCost } from "./costs.js";
+export {
+  CODON_STATUSES, CODON_TRANSITIONS, isCodonStatus, isTerminalCodonStatus, isValidCodonEdge, missingMetadata,
+} from "./transition-map.js";
+export { TRANSITION_TYPES, checkShape } from "./transition-shape.js";
+export type { ReducerFindingCode } from "./reducer-findings.js";
