@@ -1,0 +1,6 @@
+// Test helpers for journal readers: the shared reader contract suite, its oracle and case corpora.
+export { defineReaderContract } from "./reader-contract.js";
+export type { ReaderSetup } from "./reader-contract.js";
+export { journalOracle, oracleFiltered, oracleSniff, makeExecWithJournal } from "./journal-oracle.js";
+export type { Oracle, OracleLine, OracleEvent, OracleFinding } from "./journal-oracle.js";
+export { readerContractCases, randomJournal, eventLine, prng } from "./journal-cases.js";
