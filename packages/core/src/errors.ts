@@ -112,6 +112,8 @@ export const ERROR_CODES = {
   // --- audit / index / query
   QUERY_INVALID: "the SQL is not valid or is not read-only",
   INDEX_STALE: "the index does not match the journal and must be rebuilt",
+  // --- tools (generator, bench)
+  GENERATE_TARGET_EXISTS: "the generator's output directory already holds a journal; it never overwrites one",
   // --- CLI
   USAGE: "bad command-line usage",
 } as const;
