@@ -3,8 +3,20 @@
  * here to register it.
  */
 import type { Command } from "./io.js";
+import { rebuildCommand } from "./commands/rebuild.js";
+import { stateCommand } from "./commands/state.js";
+import { diffCommand } from "./commands/diff.js";
+import { catCommand } from "./commands/cat.js";
+import { statsCommand } from "./commands/stats.js";
+import { repairCommand } from "./commands/repair.js";
+import { auditCommand } from "./commands/audit.js";
 
 export const COMMANDS: Command<any>[] = [
+  rebuildCommand, stateCommand, diffCommand,
+  catCommand,
+  statsCommand,
+  repairCommand,
+  auditCommand,
 ];
 
 /** Spellings of the reference runtime accepted as aliases: `--diet-journal <exec>` → `diet <exec>`. */

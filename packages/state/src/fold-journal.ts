@@ -68,13 +68,17 @@ export interface ExecutionFold extends FoldOutcome {
 
 /**
  * Open `exec` through the transparent reader, load its saved state files (state.json, else .bak)
- * for carrying, and fold. The reader is closed before returning.
+ * for carrying (unless `carry: false`), and fold. The reader is closed before returning.
  */
-export async function foldExecution(exec: string, opts: Omit<FoldOptions, "saved" | "folder"> = {}): Promise<ExecutionFold> {
+export async function foldExecution(
+  exec: string,
+  opts: Omit<FoldOptions, "saved" | "folder"> & { carry?: boolean } = {},
+): Promise<ExecutionFold> {
   const savedStates = await readSavedStates(exec);
   const reader = await openReader(exec);
   try {
-    const out = await foldJournal(reader, { ...opts, saved: savedStateOf(savedStates) });
+    const { carry, ...rest } = opts;
+    const out = await foldJournal(reader, { ...rest, saved: carry === false ? null : savedStateOf(savedStates) });
     return { ...out, savedStates };
   } finally {
     await reader.close();

@@ -10,8 +10,9 @@
  * no-op (`info`, e.g. CheckpointCreated "completed" while the codon still runs) is journaled, as
  * the reference runtime does, and returned as `finding`.
  */
+import { promises as fsp } from "node:fs";
 import {
-  evolveReport, JournalError, nextResultingState, PLAN_UPDATED_TYPE,
+  evolveReport, JournalError, layoutOf, nextResultingState, PLAN_UPDATED_TYPE,
   type ErrorCode, type Finding, type HankweaveState, type JournalEvent, type ResultingState, type StateTransition,
 } from "@hankweave-journal/core";
 import {
@@ -193,6 +194,20 @@ class Engine implements StateEngine {
   }
 }
 
+/** True when the writer had to quarantine a torn tail or truncate the journal at open. */
+function repaired(w: JournalWriter): boolean {
+  const r = w.openReport.repair;
+  return r !== null && (r.quarantined !== null || r.truncated);
+}
+
+async function ensureExecDirs(exec: string): Promise<void> {
+  const st = await fsp.stat(exec).catch(() => null);
+  if (!st?.isDirectory()) {
+    throw new JournalError("EXEC_NOT_FOUND", `${exec} is not an execution directory`, { path: exec }, { hint: "create the directory first" });
+  }
+  await fsp.mkdir(layoutOf(exec).eventsDir, { recursive: true });
+}
+
 /**
  * Open the engine over `exec` (creating the journal if absent): take runtime.lock, open the writer
  * (which repairs a torn tail without losing bytes), fold the journal, rewrite a state.json that
@@ -203,6 +218,7 @@ export async function openStateEngine(exec: string, opts: StateEngineOptions = {
   const o = { ...opts, saveState: opts.saveState ?? "each" };
   let lock: LockHandle | null = null;
   let writer: JournalWriter | null = null;
+  await ensureExecDirs(exec);
   try {
     if (o.lock !== false) {
       const lockOpts: { now?: () => number } = {};
@@ -225,7 +241,7 @@ export async function openStateEngine(exec: string, opts: StateEngineOptions = {
     }
     const fold = folder.result(carryFrom);
     const check = checkSavedState(exec, fold, savedStates);
-    const report: OpenReport = { ...check.report, journalRepair: writer.openReport.repair !== null ? writer.openReport : null };
+    const report: OpenReport = { ...check.report, journalRepair: repaired(writer) ? writer.openReport : null };
     const engine = new Engine(exec, writer, folder, fold.origin === "foreign" ? carryFrom : null, lock, o, report);
     if (check.rewrite) {
       await engine.save();
