@@ -52,6 +52,8 @@ interface ScanCounts {
   blankLines: number;
   corruptLines: number;
   findings: Finding[];
+  /** A file.updated with an inline `content` body (event schema v1) was seen. */
+  sawInlineFileBody?: boolean;
 }
 
 /** Parse-count the complete lines in [start.offset, end). */
@@ -67,6 +69,9 @@ async function countEvents(fh: FileHandle, start: { offset: number; line: number
     if (parsed.ok) {
       c.events += 1;
       c.lastEventId = parsed.event.id;
+      if (parsed.event.type === "file.updated" && typeof (parsed.event.data as { content?: unknown } | null)?.content === "string") {
+        c.sawInlineFileBody = true;
+      }
     } else {
       c.corruptLines += 1;
       if (c.findings.length < PLAN_MAX_FINDINGS) c.findings.push(parsed.finding);
@@ -117,7 +122,8 @@ export async function planRepair(exec: string, opts: PlanRepairOptions = {}): Pr
     }
     const after: Sidecar = {
       schemaVersion: SIDECAR_SCHEMA_VERSION,
-      eventSchemaVersion: sc?.eventSchemaVersion ?? EVENT_SCHEMA_VERSION,
+      // Without a sidecar, inline file.updated bodies mean the reference runtime's v1 event schema.
+      eventSchemaVersion: sc?.eventSchemaVersion ?? (scan.sawInlineFileBody ? 1 : EVENT_SCHEMA_VERSION),
       totalEvents: scan.events,
       byteLength: truncateTo,
       lastEventId: scan.lastEventId,
