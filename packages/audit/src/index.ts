@@ -1,1 +1,22 @@
-export {};
+// Audit by line order, the SQLite index and queries, verify, and the HTML report (SPEC §7).
+export { AUDIT_CODES, severityOf } from "./audit-codes.js";
+export type { AuditCode, AuditCodeInfo } from "./audit-codes.js";
+export type {
+  AuditRow, AuditFinding, AuditSink, AttemptOutcome, CodonAttempt, EventInfo, FoldEvent, RunSummary,
+} from "./audit-types.js";
+export { AuditFold } from "./audit-fold.js";
+export type { AuditFoldSnapshot } from "./audit-fold.js";
+export { compareResultingState, transitionProblem, recordTokens } from "./fold-helpers.js";
+export type { ResultingStateDiff, TransitionProblem } from "./fold-helpers.js";
+export { summarizeRuns } from "./run-summary.js";
+export { streamAudit, auditExecution, passesFilter } from "./audit-run.js";
+export type { AuditFilter, AuditCallbacks, AuditEnd, AuditReport } from "./audit-run.js";
+export { summarizeAudit, formatAuditSummary, auditSummaryOf, formatUsd } from "./audit-summary.js";
+export type { AuditSummary, RunLine } from "./audit-summary.js";
+export { buildIndex } from "./index-build.js";
+export type { IndexResult, IndexOptions } from "./index-build.js";
+export { readIndexMeta } from "./index-meta.js";
+export type { IndexMeta } from "./index-meta.js";
+export { queryIndex } from "./index-query.js";
+export type { QueryResult } from "./index-query.js";
+export { INDEX_SCHEMA_VERSION, INDEX_TABLES } from "./index-schema.js";
