@@ -6,3 +6,5 @@ export { given, assertState, clockAt, deepFreeze } from "./given-then.js";
 export type { GivenStep, Spec, FoldOutcome } from "./given-then.js";
 export { T, META, tokens, sentinel, toRunning } from "./transitions.js";
 export { runRecord, stateOf, runningRecord } from "./expected-records.js";
+export { validTransitionSequence, anyTransition } from "./arbitraries.js";
+export type { TimedTransition } from "./arbitraries.js";
