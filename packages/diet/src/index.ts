@@ -1,8 +1,22 @@
-// STUB — owned by the diet work (issue 4). `openReader` is the transparent reader factory.
-import type { JournalReader } from "@hankweave-journal/core";
-import { openPlainReader } from "@hankweave-journal/journal";
-
-/** Open the journal of `exec`: events.jsonl while it exists, else the dieted pair (SPEC §3). */
-export async function openReader(exec: string): Promise<JournalReader> {
-  return openPlainReader(exec);
-}
+// Diet, restore and the transparent reader over dieted journals (SPEC §3, §5, §6).
+export { openReader } from "./open-reader.js";
+export { openDietedReader } from "./dieted-reader.js";
+export { planDiet, applyDiet, PLAN_MAX_MOVES } from "./diet.js";
+export type { DietOptions, DietPlan, DietResult, PlannedMove, DietHook } from "./diet.js";
+export { restoreJournal, hashFile } from "./restore.js";
+export type { RestoreResult, RestoreHook } from "./restore.js";
+export { ensureRestored } from "./ensure-restored.js";
+export type { EnsureRestoredResult } from "./ensure-restored.js";
+export { verifyDiet } from "./verify-diet.js";
+export type { DietVerification } from "./verify-diet.js";
+export { rewriteLine, sitesOf, CAS_THRESHOLD_BYTES } from "./body-sites.js";
+export type { DietMode, BodySite, MovedBody, LineRewrite } from "./body-sites.js";
+export { findPointers, spliceBodies } from "./rehydrate.js";
+export type { PointerSpan } from "./rehydrate.js";
+export { serializeManifest, parseManifest, readManifest } from "./manifest.js";
+export type { DietManifest, FrameIndexEntry } from "./manifest.js";
+export { scanForDiet, FRAME_TARGET_BYTES } from "./diet-scan.js";
+export type { DietScanResult, DietScanSink } from "./diet-scan.js";
+export { lastRunStatus, runStatusOfLine } from "./run-status.js";
+export type { LastRunStatus } from "./run-status.js";
+export { DietedSource, FOREIGN_MAX_BYTES } from "./dieted-source.js";

@@ -1,0 +1,41 @@
+/**
+ * Lazy, verified CAS body reads with a small LRU (by bytes): a body is read and checked against
+ * its SHA-256 the first time a line needs it; repeats (dedup'd bodies) come from memory.
+ */
+import type { ExecLayout } from "@hankweave-journal/core";
+import { readBlob } from "@hankweave-journal/cas";
+
+/** Bytes of bodies kept in memory by default (keeps reads and restores well under 256 MB RSS). */
+export const BODY_CACHE_BYTES = 32 * 1024 * 1024;
+
+/** An LRU of verified bodies as text. */
+export class BodyCache {
+  private readonly map = new Map<string, string>();
+  private bytes = 0;
+
+  constructor(
+    private readonly layout: ExecLayout,
+    private readonly budgetBytes: number = BODY_CACHE_BYTES,
+  ) {}
+
+  /** The verified body `sha` of `expectedBytes` bytes (throws CAS_MISSING / CAS_CORRUPT / CAS_BAD_REF). */
+  async get(sha: string, expectedBytes: number): Promise<string> {
+    const hit = this.map.get(sha);
+    if (hit !== undefined) {
+      this.map.delete(sha);
+      this.map.set(sha, hit);
+      return hit;
+    }
+    const text = (await readBlob(this.layout, sha, expectedBytes)).toString("utf8");
+    if (expectedBytes <= this.budgetBytes / 4) {
+      this.map.set(sha, text);
+      this.bytes += expectedBytes;
+      for (const [k, v] of this.map) {
+        if (this.bytes <= this.budgetBytes) break;
+        this.map.delete(k);
+        this.bytes -= Buffer.byteLength(v);
+      }
+    }
+    return text;
+  }
+}

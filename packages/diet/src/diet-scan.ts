@@ -1,0 +1,152 @@
+/**
+ * The single streaming pass of a diet: reads events.jsonl in large chunks (hashing each chunk
+ * once), splits lines on raw `\n` bytes, decides each line with the pure `rewriteLine`, and emits
+ * line-aligned pointer frames of about FRAME_TARGET_BYTES plus the moved bodies. Shared by the
+ * planner (`--dry-run`, no sink writes) and `applyDiet`. Memory: one chunk, one frame, the
+ * largest line.
+ */
+import type { FileHandle } from "node:fs/promises";
+import { createSha256 } from "@hankweave-journal/cas";
+import { isBlankLine, parseEventLine } from "@hankweave-journal/journal";
+import { CAS_THRESHOLD_BYTES, rewriteLine, type DietMode, type MovedBody } from "./body-sites.js";
+import type { FrameIndexEntry } from "./manifest.js";
+
+/** Input bytes per pointer frame (SPEC: about 1–4 MiB; a longer line makes a frame of its own). */
+export const FRAME_TARGET_BYTES = 2 * 1024 * 1024;
+/** Bytes per read of the original journal. */
+export const DIET_READ_CHUNK_BYTES = 4 * 1024 * 1024;
+const NEWLINE = 10;
+
+/** Receives what the scan produces; every callback may be async (back-pressure). */
+export interface DietScanSink {
+  /** A moved body (called for every occurrence; `firstSeen` false for repeats in this journal). */
+  body?(b: MovedBody, line: number, firstSeen: boolean): Promise<void> | void;
+  /** A finished pointer frame (bytes owned by the callee). */
+  frame?(pointer: Buffer, entry: FrameIndexEntry): Promise<void> | void;
+}
+
+/** What one pass learned. */
+export interface DietScanResult {
+  originalSha256: string;
+  originalBytes: number;
+  lines: number;
+  /** Parse-valid complete lines; null when not counted (the caller trusted a sidecar). */
+  totalEvents: number | null;
+  frames: FrameIndexEntry[];
+  pointerBytes: number;
+  moved: number;
+  uniqueBodies: number;
+  movedBytes: number;
+  uniqueBodyBytes: number;
+}
+
+/** Run the pass over `fh` from offset 0 to its end. */
+export async function scanForDiet(
+  fh: FileHandle,
+  opts: { mode: DietMode; countEvents: boolean; frameTargetBytes?: number },
+  sink: DietScanSink = {},
+): Promise<DietScanResult> {
+  const frameTarget = opts.frameTargetBytes ?? FRAME_TARGET_BYTES;
+  const sha = createSha256();
+  const seen = new Set<string>();
+  const frames: FrameIndexEntry[] = [];
+  const r = { lines: 0, events: 0, pointerBytes: 0, moved: 0, movedBytes: 0, uniqueBodyBytes: 0, originalBytes: 0 };
+  let pieces: Buffer[] = [];
+  let piecesBytes = 0;
+  let cur: FrameIndexEntry = { firstLine: 0, lines: 0, originalOffset: 0, originalBytes: 0, rewritten: [] };
+
+  const pushPiece = (b: Buffer): void => {
+    const last = pieces[pieces.length - 1];
+    // Contiguous views of the same chunk merge, so a frame of verbatim lines is a few big copies.
+    if (last !== undefined && last.buffer === b.buffer && last.byteOffset + last.length === b.byteOffset) {
+      pieces[pieces.length - 1] = Buffer.from(last.buffer, last.byteOffset, last.length + b.length);
+    } else {
+      pieces.push(b);
+    }
+    piecesBytes += b.length;
+  };
+  const flushFrame = async (): Promise<void> => {
+    if (cur.lines === 0) return;
+    const data = Buffer.concat(pieces, piecesBytes);
+    const entry = cur;
+    pieces = [];
+    piecesBytes = 0;
+    r.pointerBytes += data.length;
+    frames.push(entry);
+    cur = { firstLine: entry.firstLine + entry.lines, lines: 0, originalOffset: entry.originalOffset + entry.originalBytes, originalBytes: 0, rewritten: [] };
+    await sink.frame?.(data, entry);
+  };
+  /** `withNl` is the line plus its `\n` when terminated (a view into the chunk when possible). */
+  const handleLine = async (line: Buffer, withNl: Buffer, terminated: boolean): Promise<void> => {
+    const lineNo = r.lines++;
+    if (opts.countEvents && terminated && line.length > 0 && !isBlankLine(line) && parseEventLine(line, lineNo, 0).ok) r.events++;
+    const rw = line.length >= CAS_THRESHOLD_BYTES ? rewriteLine(line, opts.mode) : null;
+    if (rw) {
+      cur.rewritten.push([cur.lines, line.length]);
+      pushPiece(rw.pointer);
+      if (terminated) pushPiece(Buffer.from([NEWLINE]));
+      for (const b of rw.bodies) {
+        const first = !seen.has(b.sha256);
+        if (first) {
+          seen.add(b.sha256);
+          r.uniqueBodyBytes += b.bytes;
+        }
+        r.moved++;
+        r.movedBytes += b.bytes;
+        await sink.body?.(b, lineNo, first);
+      }
+    } else {
+      pushPiece(withNl);
+    }
+    cur.lines++;
+    cur.originalBytes += withNl.length;
+    if (piecesBytes >= frameTarget) await flushFrame();
+  };
+
+  let position = 0;
+  let carry: Buffer[] = [];
+  let carryBytes = 0;
+  for (;;) {
+    const chunk = Buffer.allocUnsafe(DIET_READ_CHUNK_BYTES);
+    const { bytesRead } = await fh.read(chunk, 0, chunk.length, position);
+    if (bytesRead === 0) break;
+    position += bytesRead;
+    const data = chunk.subarray(0, bytesRead);
+    sha.update(data);
+    let from = 0;
+    for (let nl = data.indexOf(NEWLINE, from); nl >= 0; nl = data.indexOf(NEWLINE, from)) {
+      if (carryBytes > 0) {
+        carry.push(data.subarray(from, nl + 1));
+        const withNl = Buffer.concat(carry, carryBytes + nl + 1 - from);
+        carry = [];
+        carryBytes = 0;
+        await handleLine(withNl.subarray(0, withNl.length - 1), withNl, true);
+      } else {
+        await handleLine(data.subarray(from, nl), data.subarray(from, nl + 1), true);
+      }
+      from = nl + 1;
+    }
+    if (from < data.length) {
+      carry.push(data.subarray(from));
+      carryBytes += data.length - from;
+    }
+  }
+  if (carryBytes > 0) {
+    const tail = Buffer.concat(carry, carryBytes);
+    await handleLine(tail, tail, false);
+  }
+  await flushFrame();
+  r.originalBytes = position;
+  return {
+    originalSha256: sha.digestHex(),
+    originalBytes: r.originalBytes,
+    lines: r.lines,
+    totalEvents: opts.countEvents ? r.events : null,
+    frames,
+    pointerBytes: r.pointerBytes,
+    moved: r.moved,
+    uniqueBodies: seen.size,
+    movedBytes: r.movedBytes,
+    uniqueBodyBytes: r.uniqueBodyBytes,
+  };
+}

@@ -1,0 +1,337 @@
+/**
+ * The diet (SPEC §5): `planDiet` (read-only: what would move, expected sizes) and `applyDiet`
+ * (the crash-safe sequence). Both run the same streaming pass (`scanForDiet`) over the journal.
+ *
+ * Order of `applyDiet`: claim the lock → check the last run → sweep stale temps → CAS blobs
+ * (tmp + fsync + rename) → `events.jsonl.zst.tmp` and `journal.meta.json.tmp` (fsync) → verify
+ * the temps FROM DISK → re-check events.jsonl unchanged and the lock still ours → rename both →
+ * fsync the directory → delete events.jsonl and events.meta.json → fsync. A crash at any point
+ * leaves the intact original or a complete verified diet.
+ */
+import * as fsp from "node:fs/promises";
+import { JournalError, layoutOf, type ExecLayout } from "@hankweave-journal/core";
+import { JOURNAL_ZSTD_LEVEL, SeekableWriter, fsyncDir, putBlob, sweepCasTemps } from "@hankweave-journal/cas";
+import {
+  claimLockForOfflineTool, journalPresence, openRegularForRead, readSidecarStatus,
+} from "@hankweave-journal/journal";
+import type { DietMode } from "./body-sites.js";
+import { scanForDiet, type DietScanResult } from "./diet-scan.js";
+import { serializeManifest, type DietManifest } from "./manifest.js";
+import { lastRunStatus, type LastRunStatus } from "./run-status.js";
+import { verifyDiet } from "./verify-diet.js";
+import { DietedSource } from "./dieted-source.js";
+import { findPointers } from "./rehydrate.js";
+
+/** At most this many individual moves are listed in a plan (the counts are always complete). */
+export const PLAN_MAX_MOVES = 1000;
+/** CAS blobs compressed at once (level 19 on the libuv threadpool, beside the frames). */
+const BLOB_IN_FLIGHT = 2;
+
+/** Crash-test hook: called between steps with a step name (and a counter for repeated steps). */
+export type DietHook = (step: string, n: number) => void | Promise<void>;
+
+export interface DietOptions {
+  /** `compatible` (default, dietVersion 1) or `extended` (dietVersion 2, unreadable by the reference runtime). */
+  mode?: DietMode;
+  /** Diet even when the last run did not end completed/failed (never overrides the lock). */
+  force?: boolean;
+  now?: () => number;
+  hook?: DietHook;
+}
+
+/** One body the plan would move. */
+export interface PlannedMove {
+  line: number;
+  key: string;
+  sha256: string;
+  bytes: number;
+  firstSeen: boolean;
+}
+
+/** What a diet would do (`--dry-run`). */
+export interface DietPlan {
+  exec: string;
+  mode: DietMode;
+  dietVersion: 1 | 2;
+  lastRun: LastRunStatus;
+  runCheck: "ok" | "forced" | "refused";
+  originalBytes: number;
+  originalSha256: string;
+  lines: number;
+  frames: number;
+  bodies: { moved: number; unique: number; movedBytes: number; uniqueBytes: number };
+  /** Uncompressed size of the pointer journal. */
+  expectedPointerBytes: number;
+  moves: PlannedMove[];
+  movesTruncated: boolean;
+}
+
+/** What `applyDiet` did. */
+export interface DietResult {
+  exec: string;
+  status: "dieted" | "already-dieted";
+  dietVersion: 1 | 2;
+  originalSha256: string;
+  originalBytes: number;
+  totalEvents: number;
+  stored: { pointerJournalBytes: number; manifestBytes: number; casBytes: number; totalBytes: number };
+  bodies: { moved: number; unique: number; written: number; reused: number };
+  verified: true;
+}
+
+function runOk(s: LastRunStatus): boolean {
+  return s === "completed" || s === "failed";
+}
+
+function refuseRun(exec: string, s: LastRunStatus): JournalError {
+  return new JournalError("RUN_NOT_FINISHED", `the last run of ${exec} is ${s === "none" ? "absent" : s}, not completed or failed`, {
+    path: layoutOf(exec).journal,
+    actual: s,
+    expected: ["completed", "failed"],
+  }, { hint: "let the run finish, or pass --force to diet anyway (the lock is still required)" });
+}
+
+async function requirePlain(exec: string): Promise<ExecLayout> {
+  const layout = layoutOf(exec);
+  const presence = await journalPresence(exec);
+  if (presence.kind === "half") {
+    throw new JournalError("HALF_PAIR", `only ${presence.present === "zst" ? "events.jsonl.zst" : "journal.meta.json"} of the dieted pair exists`, { path: layout.eventsDir });
+  }
+  if (presence.kind === "none") {
+    throw new JournalError(presence.execExists ? "JOURNAL_NOT_FOUND" : "EXEC_NOT_FOUND", `no journal in ${exec}`, { path: layout.eventsDir });
+  }
+  if (presence.kind === "dieted") {
+    throw new JournalError("ALREADY_DIETED", `${exec} is already dieted`, { path: layout.dietedJournal });
+  }
+  return layout;
+}
+
+/**
+ * Plan a diet without writing anything or taking the lock.
+ *
+ * @example const plan = await planDiet("/runs/x"); plan.bodies.moved
+ */
+export async function planDiet(exec: string, opts: DietOptions = {}): Promise<DietPlan> {
+  const mode = opts.mode ?? "compatible";
+  const layout = await requirePlain(exec);
+  const fh = await openRegularForRead(layout.journal);
+  try {
+    const size = (await fh.stat()).size;
+    const lastRun = await lastRunStatus(fh, size);
+    const moves: PlannedMove[] = [];
+    const scan = await scanForDiet(fh, { mode, countEvents: false }, {
+      body: (b, line, firstSeen) => {
+        if (moves.length < PLAN_MAX_MOVES) moves.push({ line, key: b.key, sha256: b.sha256, bytes: b.bytes, firstSeen });
+      },
+    });
+    return {
+      exec,
+      mode,
+      dietVersion: mode === "extended" ? 2 : 1,
+      lastRun,
+      runCheck: runOk(lastRun) ? "ok" : opts.force ? "forced" : "refused",
+      originalBytes: scan.originalBytes,
+      originalSha256: scan.originalSha256,
+      lines: scan.lines,
+      frames: scan.frames.length,
+      bodies: { moved: scan.moved, unique: scan.uniqueBodies, movedBytes: scan.movedBytes, uniqueBytes: scan.uniqueBodyBytes },
+      expectedPointerBytes: scan.pointerBytes,
+      moves,
+      movesTruncated: scan.moved > moves.length,
+    };
+  } finally {
+    await fh.close();
+  }
+}
+
+async function rmQuiet(path: string): Promise<void> {
+  await fsp.rm(path, { force: true }).catch(() => undefined);
+}
+
+async function sameFile(path: string, before: import("node:fs").Stats): Promise<boolean> {
+  const now = await fsp.stat(path).catch(() => undefined);
+  return now !== undefined && now.ino === before.ino && now.size === before.size && now.mtimeMs === before.mtimeMs;
+}
+
+/** Sizes of the published pair plus the blobs it references. */
+async function storedSizes(layout: ExecLayout, shas: Iterable<string>, zst: number, manifest: number): Promise<DietResult["stored"]> {
+  let cas = 0;
+  for (const sha of shas) cas += (await fsp.stat(layout.casBlob(sha)).catch(() => ({ size: 0 }))).size;
+  return { pointerJournalBytes: zst, manifestBytes: manifest, casBytes: cas, totalBytes: zst + manifest + cas };
+}
+
+/**
+ * Diet `exec` in place (see the module comment for the order of operations).
+ *
+ * Guarantees: refuses LOCK_HELD/LOCK_INVALID (a live or unreadable lock), RUN_NOT_FINISHED
+ * (unless `force`), HALF_PAIR, NOT_A_REGULAR_FILE; deletes events.jsonl only after the pair was
+ * verified from disk and published; an already dieted directory is re-verified (`already-dieted`).
+ *
+ * @example const r = await applyDiet("/runs/x"); r.stored.totalBytes
+ */
+export async function applyDiet(exec: string, opts: DietOptions = {}): Promise<DietResult> {
+  const mode = opts.mode ?? "compatible";
+  const hook: DietHook = opts.hook ?? (() => undefined);
+  const presence = await journalPresence(exec);
+  if (presence.kind === "dieted") return alreadyDieted(exec);
+  const layout = await requirePlain(exec);
+  const lock = await claimLockForOfflineTool(exec, { now: opts.now });
+  let fh: import("node:fs/promises").FileHandle | undefined;
+  let published = false;
+  try {
+    fh = await openRegularForRead(layout.journal);
+    const before = await fh.stat();
+    const lastRun = await lastRunStatus(fh, before.size);
+    if (!runOk(lastRun) && !opts.force) throw refuseRun(exec, lastRun);
+    const sidecar = await readSidecarStatus(exec, before.size);
+    const trusted = sidecar.status === "ok" ? sidecar.sidecar : undefined;
+    await hook("start", 0);
+
+    await rmQuiet(layout.dietedJournalTmp);
+    await rmQuiet(layout.manifestTmp);
+    await sweepCasTemps(layout);
+    await hook("swept", 0);
+
+    const referenced = new Set<string>();
+    const blobs = { written: 0, reused: 0 };
+    const inFlight = new Set<Promise<void>>();
+    let blobError: unknown;
+    const zfh = await fsp.open(layout.dietedJournalTmp, "w", 0o644);
+    let scan: DietScanResult;
+    let zstBytes: number;
+    try {
+      const writer = new SeekableWriter(zfh, JOURNAL_ZSTD_LEVEL, 2);
+      let frames = 0;
+      scan = await scanForDiet(fh, { mode, countEvents: trusted === undefined }, {
+        body: async (b, _line, firstSeen) => {
+          if (!firstSeen) return;
+          referenced.add(b.sha256);
+          const p: Promise<void> = putBlob(layout, b.body, b.sha256).then(
+            async (r) => {
+              if (r.outcome === "reused") blobs.reused++;
+              else blobs.written++;
+              await hook("blob", blobs.written + blobs.reused);
+            },
+            (e) => {
+              blobError ??= e;
+            },
+          ).finally(() => inFlight.delete(p));
+          inFlight.add(p);
+          while (inFlight.size >= BLOB_IN_FLIGHT) await Promise.race(inFlight);
+          if (blobError) throw blobError;
+        },
+        frame: async (data) => {
+          await writer.addFrame(data);
+          await hook("frame", ++frames);
+        },
+      });
+      await Promise.all(inFlight);
+      if (blobError) throw blobError;
+      zstBytes = (await writer.finish()).bytes;
+      await zfh.sync();
+    } finally {
+      await zfh.close();
+    }
+    await hook("zst-written", 0);
+
+    const manifest: DietManifest = {
+      schemaVersion: 1,
+      dietVersion: mode === "extended" ? 2 : 1,
+      // Journals without a sidecar predate it: the reference runtime's v1 event schema.
+      eventSchemaVersion: trusted?.eventSchemaVersion ?? (sidecar.status === "stale" ? sidecar.sidecar.eventSchemaVersion : 1),
+      totalEvents: trusted?.totalEvents ?? scan.totalEvents ?? 0,
+      originalSha256: scan.originalSha256,
+      originalBytes: scan.originalBytes,
+      segments: [{ id: 0, events: trusted?.totalEvents ?? scan.totalEvents ?? 0 }],
+      dietedAt: new Date((opts.now ?? Date.now)()).toISOString(),
+      lines: scan.lines,
+      bodies: { moved: scan.moved, unique: scan.uniqueBodies, movedBytes: scan.movedBytes },
+      frames: scan.frames,
+    };
+    const manifestText = Buffer.from(serializeManifest(manifest), "utf8");
+    const mfh = await fsp.open(layout.manifestTmp, "w", 0o644);
+    try {
+      await mfh.writeFile(manifestText);
+      await mfh.sync();
+    } finally {
+      await mfh.close();
+    }
+    await fsyncDir(layout.eventsDir);
+    await hook("tmp-written", 0);
+
+    // Verify from disk, through the same code path readers and restore use.
+    try {
+      await verifyDiet(layout, { zst: layout.dietedJournalTmp, manifest: layout.manifestTmp });
+    } catch (e) {
+      throw new JournalError("DIET_VERIFY_FAILED", `the written diet did not verify: ${(e as Error).message}`, {
+        path: layout.dietedJournalTmp,
+      }, { cause: e });
+    }
+    await hook("verified", 0);
+
+    if (!(await sameFile(layout.journal, before))) {
+      throw new JournalError("JOURNAL_CHANGED", "events.jsonl changed while the diet ran; nothing was published", { path: layout.journal });
+    }
+    if (!(await lock.stillOurs())) {
+      throw new JournalError("LOCK_LOST", "runtime.lock no longer holds our lockId; nothing was published", { path: layout.lock });
+    }
+    await fsp.rename(layout.dietedJournalTmp, layout.dietedJournal);
+    await hook("renamed-zst", 0);
+    await fsp.rename(layout.manifestTmp, layout.manifest);
+    await fsyncDir(layout.eventsDir);
+    published = true;
+    await hook("published", 0);
+
+    await fh.close();
+    fh = undefined;
+    await fsp.rm(layout.journal, { force: true });
+    await hook("journal-deleted", 0);
+    await fsp.rm(layout.sidecar, { force: true });
+    await fsyncDir(layout.eventsDir);
+    await hook("done", 0);
+    return {
+      exec,
+      status: "dieted",
+      dietVersion: manifest.dietVersion,
+      originalSha256: scan.originalSha256,
+      originalBytes: scan.originalBytes,
+      totalEvents: manifest.totalEvents,
+      stored: await storedSizes(layout, referenced, zstBytes, manifestText.length),
+      bodies: { moved: scan.moved, unique: scan.uniqueBodies, written: blobs.written, reused: blobs.reused },
+      verified: true,
+    };
+  } finally {
+    await fh?.close();
+    if (!published) {
+      await rmQuiet(layout.dietedJournalTmp);
+      await rmQuiet(layout.manifestTmp);
+    }
+    await lock.release();
+  }
+}
+
+/** The idempotent path: re-verify an existing diet and report it. */
+async function alreadyDieted(exec: string): Promise<DietResult> {
+  const layout = layoutOf(exec);
+  const v = await verifyDiet(layout);
+  const shas = new Set<string>();
+  const src = await DietedSource.open(layout, v.manifest);
+  try {
+    for await (const l of src.pointerLines()) {
+      if (l.rewritten) for (const p of findPointers(l.pointer.toString("utf8"))) shas.add(p.sha256);
+    }
+  } finally {
+    await src.close();
+  }
+  return {
+    exec,
+    status: "already-dieted",
+    dietVersion: v.manifest.dietVersion,
+    originalSha256: v.originalSha256,
+    originalBytes: v.originalBytes,
+    totalEvents: v.manifest.totalEvents,
+    stored: await storedSizes(layout, shas, v.pointerJournalBytes, v.manifestBytes),
+    bodies: { moved: v.manifest.bodies?.moved ?? 0, unique: shas.size, written: 0, reused: 0 },
+    verified: true,
+  };
+}

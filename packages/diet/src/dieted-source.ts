@@ -1,0 +1,238 @@
+/**
+ * The dieted journal as a source of original lines: our seekable pointer journal (frame index in
+ * the manifest, one frame decompressed per random access) or a foreign `events.jsonl.zst` of the
+ * reference runtime (no seek table: decompressed whole, bounded by FOREIGN_MAX_BYTES).
+ *
+ * Every yielded line carries its original bytes (pointers rehydrated from verified CAS bodies)
+ * and its original offset. A missing or corrupt body throws; nothing is ever partially yielded.
+ */
+import type { FileHandle } from "node:fs/promises";
+import { JournalError, type ExecLayout } from "@hankweave-journal/core";
+import {
+  ZSTD_BLOCK_SLACK_BYTES, decompressZstd, readExactly, readSeekTable, type SeekTable,
+} from "@hankweave-journal/cas";
+import { openRegularForRead } from "@hankweave-journal/journal";
+import type { DietManifest, FrameIndexEntry } from "./manifest.js";
+import { BodyCache } from "./body-cache.js";
+import { POINTER_MARKER, findPointers, spliceBodies } from "./rehydrate.js";
+
+/** A foreign `.zst` (no seek table) is decompressed in memory whole: refused above this size. */
+export const FOREIGN_MAX_BYTES = 512 * 1024 * 1024;
+const NEWLINE = 10;
+
+/** One line of a dieted journal before rehydration. */
+export interface PointerLine {
+  line: number;
+  /** Original offset. */
+  offset: number;
+  /** Pointer bytes (equal to the original bytes unless `rewritten`). */
+  pointer: Buffer;
+  rewritten: boolean;
+  /** Original length without the `\n` (known without CAS reads). */
+  originalLength: number;
+  terminated: boolean;
+}
+
+function mismatch(what: string, expected: unknown, actual: unknown): JournalError {
+  return new JournalError("MANIFEST_MISMATCH", what, { expected, actual });
+}
+
+/** An open dieted journal. */
+export class DietedSource {
+  private foreign: { data: Buffer; lines: PointerLine[] } | null = null;
+
+  private constructor(
+    readonly layout: ExecLayout,
+    readonly manifest: DietManifest,
+    private readonly fh: FileHandle,
+    readonly zstBytes: number,
+    private readonly table: SeekTable | null,
+    readonly bodies: BodyCache,
+  ) {}
+
+  /** Open `zstPath` described by `manifest`. Throws ZSTD_CORRUPT / MANIFEST_INVALID when they disagree. */
+  static async open(layout: ExecLayout, manifest: DietManifest, zstPath: string = layout.dietedJournal): Promise<DietedSource> {
+    const fh = await openRegularForRead(zstPath);
+    try {
+      const size = (await fh.stat()).size;
+      if (size === 0) throw new JournalError("ZSTD_CORRUPT", `${zstPath} is empty (0 bytes)`, { path: zstPath });
+      const table = await readSeekTable(fh, size);
+      if (manifest.frames !== undefined) {
+        if (table === null) {
+          throw new JournalError("ZSTD_CORRUPT", `${zstPath} has no valid seek table but its manifest indexes frames (truncated?)`, { path: zstPath });
+        }
+        if (table.entries.length !== manifest.frames.length) {
+          throw new JournalError("MANIFEST_INVALID", `manifest indexes ${manifest.frames.length} frames, the seek table ${table.entries.length}`, { path: layout.manifest });
+        }
+      }
+      return new DietedSource(layout, manifest, fh, size, manifest.frames ? table : null, new BodyCache(layout));
+    } catch (e) {
+      await fh.close();
+      throw e;
+    }
+  }
+
+  /** True when we can decompress a single frame to reach a line. */
+  get seekable(): boolean {
+    return this.table !== null;
+  }
+
+  /** Physical line count, when known without a scan. */
+  get lineCount(): number | null {
+    return this.manifest.lines ?? this.foreign?.lines.length ?? null;
+  }
+
+  async close(): Promise<void> {
+    await this.fh.close();
+  }
+
+  /** The decompressed pointer bytes of frame `k`. */
+  async framePointerBytes(k: number): Promise<Buffer> {
+    const table = this.table!;
+    const e = table.entries[k];
+    const compressed = await readExactly(this.fh, e.compressedSize, table.offsets[k]);
+    return decompressZstd(compressed, { maxBytes: e.decompressedSize + ZSTD_BLOCK_SLACK_BYTES, expectedBytes: e.decompressedSize });
+  }
+
+  /** Index of the frame holding `line` (binary search), or -1 past the end. */
+  frameOfLine(line: number): number {
+    const frames = this.manifest.frames!;
+    let lo = 0;
+    let hi = frames.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const f = frames[mid];
+      if (line < f.firstLine) hi = mid - 1;
+      else if (line >= f.firstLine + f.lines) lo = mid + 1;
+      else return mid;
+    }
+    return -1;
+  }
+
+  /** Split one decompressed frame into pointer lines. */
+  private frameLines(k: number, data: Buffer): PointerLine[] {
+    const f: FrameIndexEntry = this.manifest.frames![k];
+    const rewritten = new Map(f.rewritten);
+    const out: PointerLine[] = [];
+    let from = 0;
+    let offset = f.originalOffset;
+    for (let i = 0; i < f.lines; i++) {
+      const nl = data.indexOf(NEWLINE, from);
+      const end = nl < 0 ? data.length : nl;
+      if (nl < 0 && (i !== f.lines - 1 || k !== this.manifest.frames!.length - 1)) {
+        throw mismatch(`frame ${k} holds fewer lines than its index says`, f.lines, i);
+      }
+      const pointer = data.subarray(from, end);
+      const originalLength = rewritten.get(i) ?? pointer.length;
+      out.push({ line: f.firstLine + i, offset, pointer, rewritten: rewritten.has(i), originalLength, terminated: nl >= 0 });
+      offset += originalLength + (nl >= 0 ? 1 : 0);
+      from = end + 1;
+    }
+    if (from < data.length) throw mismatch(`frame ${k} holds more bytes than its lines`, data.length, from);
+    if (offset !== f.originalOffset + f.originalBytes) throw mismatch(`frame ${k} covers other original bytes than indexed`, f.originalBytes, offset - f.originalOffset);
+    return out;
+  }
+
+  /** The foreign path: the whole file decompressed once, lines with pointers rehydrated. */
+  private async loadForeign(): Promise<PointerLine[]> {
+    if (this.foreign) return this.foreign.lines;
+    const compressed = await readExactly(this.fh, this.zstBytes, 0);
+    const data = await decompressZstd(compressed, { maxBytes: FOREIGN_MAX_BYTES });
+    const lines: PointerLine[] = [];
+    let from = 0;
+    let offset = 0;
+    while (from < data.length) {
+      const nl = data.indexOf(NEWLINE, from);
+      const end = nl < 0 ? data.length : nl;
+      const pointer = data.subarray(from, end);
+      const rewritten = pointer.indexOf(POINTER_MARKER) >= 0;
+      let originalLength = pointer.length;
+      if (rewritten) {
+        // Lengths of rehydrated lines need the bodies: the foreign path reads them eagerly.
+        originalLength = (await this.rehydrate(pointer)).length;
+      }
+      lines.push({ line: lines.length, offset, pointer, rewritten, originalLength, terminated: nl >= 0 });
+      offset += originalLength + (nl >= 0 ? 1 : 0);
+      from = end + 1;
+    }
+    if (offset !== this.manifest.originalBytes) throw mismatch("rehydrated size differs from originalBytes", this.manifest.originalBytes, offset);
+    this.foreign = { data, lines };
+    return lines;
+  }
+
+  /** Original bytes of a pointer line (CAS bodies read lazily and verified). */
+  async rehydrate(pointer: Buffer, expectedLength?: number): Promise<Buffer> {
+    const text = pointer.toString("utf8");
+    const spans = findPointers(text);
+    if (spans.length === 0) throw mismatch("a rewritten line holds no contentRef", ">= 1", 0);
+    const bodies = new Map<string, string>();
+    for (const s of spans) if (!bodies.has(s.sha256)) bodies.set(s.sha256, await this.bodies.get(s.sha256, s.bytes));
+    const out = Buffer.from(spliceBodies(text, spans, (sha) => bodies.get(sha)), "utf8");
+    if (expectedLength !== undefined && out.length !== expectedLength) {
+      throw mismatch("a rehydrated line has another length than the manifest says", expectedLength, out.length);
+    }
+    return out;
+  }
+
+  /** Pointer lines in [from, to], frame by frame (one frame in memory at a time). */
+  async *pointerLines(from = 0, to = Number.POSITIVE_INFINITY): AsyncGenerator<PointerLine> {
+    if (!this.table) {
+      for (const l of await this.loadForeign()) {
+        if (l.line < from) continue;
+        if (l.line > to) return;
+        yield l;
+      }
+      return;
+    }
+    const frames = this.manifest.frames!;
+    let k = from === 0 ? 0 : this.frameOfLine(from);
+    if (k < 0) return;
+    for (; k < frames.length && frames[k].firstLine <= to; k++) {
+      for (const l of this.frameLines(k, await this.framePointerBytes(k))) {
+        if (l.line < from) continue;
+        if (l.line > to) return;
+        yield l;
+      }
+    }
+  }
+
+  /** Original bytes of line `l` (rehydrated when rewritten). */
+  async originalBytes(l: PointerLine): Promise<Buffer> {
+    return l.rewritten ? this.rehydrate(l.pointer, this.table ? l.originalLength : undefined) : l.pointer;
+  }
+
+  /**
+   * The original file as a sequence of buffers (one per frame), every body verified. Used by
+   * verify-from-disk and restore; memory is one frame plus its bodies.
+   */
+  async *originalChunks(): AsyncGenerator<Buffer> {
+    if (!this.table) {
+      const parts: Buffer[] = [];
+      for (const l of await this.loadForeign()) {
+        parts.push(await this.originalBytes(l));
+        if (l.terminated) parts.push(Buffer.from([NEWLINE]));
+      }
+      yield Buffer.concat(parts);
+      return;
+    }
+    const frames = this.manifest.frames!;
+    for (let k = 0; k < frames.length; k++) {
+      const data = await this.framePointerBytes(k);
+      if (frames[k].rewritten.length === 0) {
+        yield data;
+        continue;
+      }
+      const lines = this.frameLines(k, data);
+      const parts: Buffer[] = [];
+      let runStart = 0;
+      for (const [i] of frames[k].rewritten) {
+        const l = lines[i];
+        const start = l.pointer.byteOffset - data.byteOffset;
+        parts.push(data.subarray(runStart, start), await this.originalBytes(l));
+        runStart = start + l.pointer.length;
+      }
+      parts.push(data.subarray(runStart));
+      yield Buffer.concat(parts);
+    }
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * `journal.meta.json`, the diet manifest (SPEC §5.1): compact JSON with the SPEC's keys in order
+ * (`schemaVersion, dietVersion, eventSchemaVersion, totalEvents, originalSha256, originalBytes,
+ * segments, dietedAt`), then our extra keys, which readers of the reference runtime ignore:
+ * `lines`, `frames` (line → frame map with original byte offsets) and `bodies` (counts).
+ */
+import * as fsp from "node:fs/promises";
+import { JournalError, isSha256Hex, type ExecLayout } from "@hankweave-journal/core";
+
+/** One frame of our seekable pointer journal, as the manifest indexes it. */
+export interface FrameIndexEntry {
+  /** Line number of the frame's first line. */
+  firstLine: number;
+  /** Physical lines in the frame (the final unterminated fragment counts). */
+  lines: number;
+  /** Byte offset of the frame's first line in the original events.jsonl. */
+  originalOffset: number;
+  /** Original bytes covered by the frame (newlines included). */
+  originalBytes: number;
+  /** Rewritten lines: `[index in frame, original line bytes without the \n]`. */
+  rewritten: [number, number][];
+}
+
+/** The manifest as we read and write it. */
+export interface DietManifest {
+  schemaVersion: 1;
+  dietVersion: 1 | 2;
+  eventSchemaVersion: number;
+  totalEvents: number;
+  originalSha256: string;
+  originalBytes: number;
+  segments: { id: number; events: number }[];
+  dietedAt: string;
+  /** Extra (ours): physical line count. Absent in manifests of the reference runtime. */
+  lines?: number;
+  /** Extra (ours): the frame index. Absent in manifests of the reference runtime. */
+  frames?: FrameIndexEntry[];
+  /** Extra (ours): what moved to the CAS. */
+  bodies?: { moved: number; unique: number; movedBytes: number };
+}
+
+/** Serialize with the SPEC's key order, extras after. */
+export function serializeManifest(m: DietManifest): string {
+  const o: Record<string, unknown> = {
+    schemaVersion: m.schemaVersion,
+    dietVersion: m.dietVersion,
+    eventSchemaVersion: m.eventSchemaVersion,
+    totalEvents: m.totalEvents,
+    originalSha256: m.originalSha256,
+    originalBytes: m.originalBytes,
+    segments: m.segments.map((s) => ({ id: s.id, events: s.events })),
+    dietedAt: m.dietedAt,
+  };
+  if (m.lines !== undefined) o.lines = m.lines;
+  if (m.bodies !== undefined) o.bodies = m.bodies;
+  if (m.frames !== undefined) o.frames = m.frames;
+  return JSON.stringify(o);
+}
+
+function isCount(v: unknown): v is number {
+  return typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
+}
+
+function invalid(path: string | undefined, why: string): JournalError {
+  return new JournalError("MANIFEST_INVALID", `journal.meta.json is invalid: ${why}`, { path }, {
+    hint: "the dieted journal cannot be trusted without its manifest; restore it from a backup",
+  });
+}
+
+/** Parse and validate manifest text; throws MANIFEST_INVALID. */
+export function parseManifest(text: string, path?: string): DietManifest {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    throw invalid(path, `not JSON (${(e as Error).message})`);
+  }
+  if (typeof v !== "object" || v === null || Array.isArray(v)) throw invalid(path, "not an object");
+  const o = v as Record<string, unknown>;
+  if (o.schemaVersion !== 1) throw invalid(path, `unsupported schemaVersion ${JSON.stringify(o.schemaVersion)}`);
+  if (o.dietVersion !== 1 && o.dietVersion !== 2) throw invalid(path, `unsupported dietVersion ${JSON.stringify(o.dietVersion)}`);
+  if (!isCount(o.totalEvents)) throw invalid(path, "totalEvents is not a count");
+  if (!isSha256Hex(o.originalSha256)) throw invalid(path, "originalSha256 is not a sha256");
+  if (!isCount(o.originalBytes)) throw invalid(path, "originalBytes is not a count");
+  const eventSchemaVersion = isCount(o.eventSchemaVersion) ? o.eventSchemaVersion : 1;
+  const m: DietManifest = {
+    schemaVersion: 1,
+    dietVersion: o.dietVersion,
+    eventSchemaVersion,
+    totalEvents: o.totalEvents,
+    originalSha256: o.originalSha256,
+    originalBytes: o.originalBytes,
+    segments: Array.isArray(o.segments) ? (o.segments as DietManifest["segments"]) : [{ id: 0, events: o.totalEvents }],
+    dietedAt: typeof o.dietedAt === "string" ? o.dietedAt : "",
+  };
+  if (o.frames !== undefined) {
+    if (!Array.isArray(o.frames) || !isCount(o.lines)) throw invalid(path, "frames/lines malformed");
+    let line = 0;
+    let offset = 0;
+    for (const f of o.frames as FrameIndexEntry[]) {
+      const ok = typeof f === "object" && f !== null && f.firstLine === line && f.originalOffset === offset &&
+        isCount(f.lines) && f.lines > 0 && isCount(f.originalBytes) && Array.isArray(f.rewritten) &&
+        f.rewritten.every((r) => Array.isArray(r) && isCount(r[0]) && r[0] < f.lines && isCount(r[1]));
+      if (!ok) throw invalid(path, `frame index entry at line ${line} is inconsistent`);
+      line += f.lines;
+      offset += f.originalBytes;
+    }
+    if (line !== o.lines || offset !== o.originalBytes) throw invalid(path, "frames do not add up to lines/originalBytes");
+    m.lines = o.lines;
+    m.frames = o.frames as FrameIndexEntry[];
+  }
+  if (typeof o.bodies === "object" && o.bodies !== null) m.bodies = o.bodies as DietManifest["bodies"];
+  return m;
+}
+
+/** Read `layout.manifest` (or another path): MANIFEST_INVALID when absent or malformed, NOT_A_REGULAR_FILE. */
+export async function readManifest(layout: ExecLayout, path: string = layout.manifest): Promise<DietManifest> {
+  let text: string;
+  try {
+    const st = await fsp.lstat(path);
+    if (!st.isFile()) throw new JournalError("NOT_A_REGULAR_FILE", `${path} is not a regular file`, { path });
+    text = await fsp.readFile(path, "utf8");
+  } catch (e) {
+    if (e instanceof JournalError) throw e;
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") throw invalid(path, "missing");
+    throw new JournalError("IO_ERROR", `cannot read ${path}: ${(e as Error).message}`, { path }, { cause: e });
+  }
+  return parseManifest(text, path);
+}

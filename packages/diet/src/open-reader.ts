@@ -1,0 +1,31 @@
+/**
+ * The transparent reader factory every tool uses (SPEC §3): events.jsonl while it exists, else
+ * the dieted pair, else JOURNAL_NOT_FOUND (HALF_PAIR for half a pair).
+ */
+import { JournalError, layoutOf, type JournalReader } from "@hankweave-journal/core";
+import { journalPresence, openPlainReader } from "@hankweave-journal/journal";
+import { openDietedReader } from "./dieted-reader.js";
+
+/**
+ * Open the journal of `exec`: events.jsonl while it exists, else the dieted pair.
+ *
+ * Guarantees: the same events, line numbers, offsets and bytes whichever form is on disk.
+ *
+ * @example const r = await openReader("/runs/x"); for await (const rec of r.events()) …; await r.close();
+ */
+export async function openReader(exec: string): Promise<JournalReader> {
+  const presence = await journalPresence(exec);
+  const layout = layoutOf(exec);
+  switch (presence.kind) {
+    case "plain":
+      return openPlainReader(exec);
+    case "dieted":
+      return openDietedReader(exec);
+    case "half":
+      throw new JournalError("HALF_PAIR", `${layout.eventsDir} has no events.jsonl and only ${presence.present === "zst" ? "events.jsonl.zst" : "journal.meta.json"} of the dieted pair`, { path: layout.eventsDir }, {
+        hint: "the other half is missing; restore it from a backup",
+      });
+    default:
+      throw new JournalError(presence.execExists ? "JOURNAL_NOT_FOUND" : "EXEC_NOT_FOUND", `no journal in ${exec}`, { path: layout.eventsDir });
+  }
+}

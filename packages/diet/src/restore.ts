@@ -1,0 +1,146 @@
+/**
+ * Restore (SPEC §6): rebuild events.jsonl from the dieted pair, streaming, every body and the
+ * whole result verified against the manifest BEFORE publishing; published with `link()` so an
+ * existing events.jsonl is never overwritten. The pair and the CAS are kept.
+ */
+import * as fsp from "node:fs/promises";
+import { JournalError, layoutOf, type ExecLayout } from "@hankweave-journal/core";
+import { createSha256, fsyncDir, writeAll } from "@hankweave-journal/cas";
+import { journalPresence, openRegularForRead } from "@hankweave-journal/journal";
+import { DietedSource } from "./dieted-source.js";
+import { readManifest } from "./manifest.js";
+
+/** Crash-test hook, as for the diet. */
+export type RestoreHook = (step: string, n: number) => void | Promise<void>;
+
+/** What a restore did. */
+export interface RestoreResult {
+  exec: string;
+  status: "restored" | "already-restored";
+  originalSha256: string;
+  originalBytes: number;
+  /** How the file was published: a hard link, or the checked-rename fallback. */
+  publishedBy: "link" | "rename" | null;
+}
+
+/** SHA-256 and size of a file, streamed. */
+export async function hashFile(path: string): Promise<{ sha256: string; bytes: number }> {
+  const fh = await openRegularForRead(path);
+  try {
+    const sha = createSha256();
+    const buf = Buffer.allocUnsafe(4 * 1024 * 1024);
+    let pos = 0;
+    for (;;) {
+      const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
+      if (bytesRead === 0) break;
+      sha.update(buf.subarray(0, bytesRead));
+      pos += bytesRead;
+    }
+    return { sha256: sha.digestHex(), bytes: pos };
+  } finally {
+    await fh.close();
+  }
+}
+
+function conflict(layout: ExecLayout, expected: string, actual: string): JournalError {
+  return new JournalError("RESTORE_CONFLICT", "events.jsonl exists and differs from the dieted journal; restore never overwrites", {
+    path: layout.journal,
+    expected,
+    actual,
+  }, { hint: "move events.jsonl aside if the dieted journal is the one you want back" });
+}
+
+const LINK_UNSUPPORTED = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "EXDEV", "ENOSYS", "EMLINK"]);
+
+/**
+ * Restore `exec`'s events.jsonl from its dieted pair.
+ *
+ * Guarantees: MANIFEST_INVALID without a valid manifest, HALF_PAIR for half a pair; a no-op
+ * success when events.jsonl already matches; RESTORE_CONFLICT when it differs; the published
+ * file always has the manifest's size and SHA-256 (MANIFEST_MISMATCH otherwise, nothing published).
+ *
+ * @example const r = await restoreJournal("/runs/x"); r.status // "restored"
+ */
+export async function restoreJournal(exec: string, opts: { hook?: RestoreHook } = {}): Promise<RestoreResult> {
+  const hook = opts.hook ?? (() => undefined);
+  const layout = layoutOf(exec);
+  const presence = await journalPresence(exec);
+  if (presence.kind === "half") {
+    throw new JournalError("HALF_PAIR", `only ${presence.present === "zst" ? "events.jsonl.zst" : "journal.meta.json"} of the dieted pair exists`, { path: layout.eventsDir });
+  }
+  const manifest = await readManifest(layout);
+  if (presence.kind === "plain") {
+    const have = await hashFile(layout.journal);
+    if (have.sha256 !== manifest.originalSha256 || have.bytes !== manifest.originalBytes) {
+      throw conflict(layout, manifest.originalSha256, have.sha256);
+    }
+    await fsp.rm(layout.restoreTmp, { force: true });
+    return { exec, status: "already-restored", originalSha256: have.sha256, originalBytes: have.bytes, publishedBy: null };
+  }
+  const src = await DietedSource.open(layout, manifest);
+  await fsp.rm(layout.restoreTmp, { force: true });
+  const out = await fsp.open(layout.restoreTmp, "wx", 0o644);
+  let published = false;
+  try {
+    const sha = createSha256();
+    let bytes = 0;
+    let chunks = 0;
+    try {
+      for await (const chunk of src.originalChunks()) {
+        sha.update(chunk);
+        await writeAll(out, chunk, bytes);
+        bytes += chunk.length;
+        await hook("chunk", ++chunks);
+      }
+      await out.sync();
+    } finally {
+      await out.close();
+      await src.close();
+    }
+    const digest = sha.digestHex();
+    if (digest !== manifest.originalSha256 || bytes !== manifest.originalBytes) {
+      throw new JournalError("MANIFEST_MISMATCH", "the rebuilt journal does not match the manifest; nothing was published", {
+        path: layout.manifest,
+        expected: { originalSha256: manifest.originalSha256, originalBytes: manifest.originalBytes },
+        actual: { originalSha256: digest, originalBytes: bytes },
+      });
+    }
+    await hook("verified", 0);
+    const publishedBy = await publish(layout, manifest.originalSha256);
+    published = true;
+    await hook("published", 0);
+    await fsp.rm(layout.restoreTmp, { force: true });
+    await fsyncDir(layout.eventsDir);
+    return { exec, status: "restored", originalSha256: digest, originalBytes: bytes, publishedBy };
+  } finally {
+    if (!published) await fsp.rm(layout.restoreTmp, { force: true }).catch(() => undefined);
+  }
+}
+
+/** link(tmp → journal); never overwrites. Falls back to a checked rename where links are unsupported. */
+async function publish(layout: ExecLayout, expectedSha: string): Promise<"link" | "rename"> {
+  try {
+    await fsp.link(layout.restoreTmp, layout.journal);
+    await fsyncDir(layout.eventsDir);
+    return "link";
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? "";
+    if (code === "EEXIST") {
+      // Someone published first: fine only if it is the same journal.
+      const have = await hashFile(layout.journal);
+      if (have.sha256 !== expectedSha) throw conflict(layout, expectedSha, have.sha256);
+      return "link";
+    }
+    if (!LINK_UNSUPPORTED.has(code)) throw new JournalError("IO_ERROR", `link failed: ${(e as Error).message}`, { path: layout.journal }, { cause: e });
+  }
+  // Checked rename: refuse if a journal appeared (a narrow race remains; documented).
+  const exists = await fsp.lstat(layout.journal).then(() => true, () => false);
+  if (exists) {
+    const have = await hashFile(layout.journal);
+    if (have.sha256 !== expectedSha) throw conflict(layout, expectedSha, have.sha256);
+    return "rename";
+  }
+  await fsp.rename(layout.restoreTmp, layout.journal);
+  await fsyncDir(layout.eventsDir);
+  return "rename";
+}
