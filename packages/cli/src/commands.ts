@@ -10,13 +10,15 @@ import { catCommand } from "./commands/cat.js";
 import { statsCommand } from "./commands/stats.js";
 import { repairCommand } from "./commands/repair.js";
 import { auditCommand } from "./commands/audit.js";
+import { indexCommand } from "./commands/index.js";
+import { queryCommand } from "./commands/query.js";
 
 export const COMMANDS: Command<any>[] = [
   rebuildCommand, stateCommand, diffCommand,
   catCommand,
   statsCommand,
   repairCommand,
-  auditCommand,
+  auditCommand, indexCommand, queryCommand,
 ];
 
 /** Spellings of the reference runtime accepted as aliases: `--diet-journal <exec>` → `diet <exec>`. */
