@@ -30,6 +30,8 @@ export interface DietScanResult {
   originalSha256: string;
   originalBytes: number;
   lines: number;
+  /** False when the journal ends with an unterminated fragment. */
+  endsWithNewline: boolean;
   /** Parse-valid complete lines; null when not counted (the caller trusted a sidecar). */
   totalEvents: number | null;
   frames: FrameIndexEntry[];
@@ -141,6 +143,7 @@ export async function scanForDiet(
     originalSha256: sha.digestHex(),
     originalBytes: r.originalBytes,
     lines: r.lines,
+    endsWithNewline: carryBytes === 0,
     totalEvents: opts.countEvents ? r.events : null,
     frames,
     pointerBytes: r.pointerBytes,

@@ -37,6 +37,8 @@ export interface DietOptions {
   force?: boolean;
   now?: () => number;
   hook?: DietHook;
+  /** Input bytes per pointer frame (default FRAME_TARGET_BYTES; small values are for tests). */
+  frameTargetBytes?: number;
 }
 
 /** One body the plan would move. */
@@ -119,7 +121,7 @@ export async function planDiet(exec: string, opts: DietOptions = {}): Promise<Di
     const size = (await fh.stat()).size;
     const lastRun = await lastRunStatus(fh, size);
     const moves: PlannedMove[] = [];
-    const scan = await scanForDiet(fh, { mode, countEvents: false }, {
+    const scan = await scanForDiet(fh, { mode, countEvents: false, frameTargetBytes: opts.frameTargetBytes }, {
       body: (b, line, firstSeen) => {
         if (moves.length < PLAN_MAX_MOVES) moves.push({ line, key: b.key, sha256: b.sha256, bytes: b.bytes, firstSeen });
       },
@@ -202,7 +204,7 @@ export async function applyDiet(exec: string, opts: DietOptions = {}): Promise<D
     try {
       const writer = new SeekableWriter(zfh, JOURNAL_ZSTD_LEVEL, 2);
       let frames = 0;
-      scan = await scanForDiet(fh, { mode, countEvents: trusted === undefined }, {
+      scan = await scanForDiet(fh, { mode, countEvents: trusted === undefined, frameTargetBytes: opts.frameTargetBytes }, {
         body: async (b, _line, firstSeen) => {
           if (!firstSeen) return;
           referenced.add(b.sha256);
@@ -245,6 +247,7 @@ export async function applyDiet(exec: string, opts: DietOptions = {}): Promise<D
       segments: [{ id: 0, events: trusted?.totalEvents ?? scan.totalEvents ?? 0 }],
       dietedAt: new Date((opts.now ?? Date.now)()).toISOString(),
       lines: scan.lines,
+      endsWithNewline: scan.endsWithNewline,
       bodies: { moved: scan.moved, unique: scan.uniqueBodies, movedBytes: scan.movedBytes },
       frames: scan.frames,
     };

@@ -77,9 +77,11 @@ export class DietedSource {
     return this.table !== null;
   }
 
-  /** Physical line count, when known without a scan. */
+  /** Count of newline-terminated lines, when known without a scan. */
   get lineCount(): number | null {
-    return this.manifest.lines ?? this.foreign?.lines.length ?? null;
+    if (this.manifest.lines !== undefined) return this.manifest.lines - (this.manifest.endsWithNewline === false ? 1 : 0);
+    if (this.foreign) return this.foreign.lines.filter((l) => l.terminated).length;
+    return null;
   }
 
   async close(): Promise<void> {

@@ -33,6 +33,8 @@ export interface DietManifest {
   dietedAt: string;
   /** Extra (ours): physical line count. Absent in manifests of the reference runtime. */
   lines?: number;
+  /** Extra (ours): false when the journal ends with an unterminated fragment. */
+  endsWithNewline?: boolean;
   /** Extra (ours): the frame index. Absent in manifests of the reference runtime. */
   frames?: FrameIndexEntry[];
   /** Extra (ours): what moved to the CAS. */
@@ -52,6 +54,7 @@ export function serializeManifest(m: DietManifest): string {
     dietedAt: m.dietedAt,
   };
   if (m.lines !== undefined) o.lines = m.lines;
+  if (m.endsWithNewline !== undefined) o.endsWithNewline = m.endsWithNewline;
   if (m.bodies !== undefined) o.bodies = m.bodies;
   if (m.frames !== undefined) o.frames = m.frames;
   return JSON.stringify(o);
@@ -107,6 +110,7 @@ export function parseManifest(text: string, path?: string): DietManifest {
     }
     if (line !== o.lines || offset !== o.originalBytes) throw invalid(path, "frames do not add up to lines/originalBytes");
     m.lines = o.lines;
+    m.endsWithNewline = o.endsWithNewline !== false;
     m.frames = o.frames as FrameIndexEntry[];
   }
   if (typeof o.bodies === "object" && o.bodies !== null) m.bodies = o.bodies as DietManifest["bodies"];
