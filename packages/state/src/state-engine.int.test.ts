@@ -4,7 +4,7 @@ import path from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isJournalError, layoutOf } from "@hankweave-journal/core";
-import { T, META } from "@hankweave-journal/core/testing";
+import { T, META } from "./test-support/builders.js";
 import { openReader } from "@hankweave-journal/diet";
 import { foldJournal } from "./fold-journal.js";
 import { openStateEngine, type StateEngine } from "./state-engine.js";

@@ -5,7 +5,7 @@
  * small pool so retries (several records per codonId) happen.
  */
 import type { StateTransition } from "@hankweave-journal/core";
-import { META, T, tokens } from "@hankweave-journal/core/testing";
+import { META, T, tokens } from "./builders.js";
 
 /** One thing to do to an engine. */
 export type Step =
@@ -48,7 +48,7 @@ export function scenario(choices: readonly number[], reals: readonly number[] = 
       continue;
     }
     if (codon === null) {
-      const acts = ["startCodon", "startCodon", "startCodon", "completeRun", "failRun", "event", "plan"];
+      const acts = ["startCodon", "startCodon", "startCodon", "startCodon", "startCodon", "completeRun", "failRun", "event", "plan"];
       const a = acts[c % acts.length];
       if (a === "startCodon") {
         codon = { id: CODON_POOL[Math.floor(c / acts.length) % CODON_POOL.length], status: "preparing" };
@@ -62,9 +62,9 @@ export function scenario(choices: readonly number[], reals: readonly number[] = 
     }
     const id = codon.id;
     const fwd: Record<Status, string[]> = {
-      preparing: ["starting", "failed", "skipped", "starting"],
-      starting: ["initializing", "failed", "skipped", "checkpoint", "initializing"],
-      initializing: ["running", "completed", "failed", "skipped", "running", "running"],
+      preparing: ["starting", "failed", "skipped", "starting", "starting", "starting"],
+      starting: ["initializing", "failed", "skipped", "checkpoint", "initializing", "initializing", "initializing"],
+      initializing: ["running", "completed", "failed", "skipped", "running", "running", "running", "running"],
       running: ["inc", "inc", "inc", "upd", "msg", "ext", "final", "completed", "completing-sentinels", "failed", "skipped", "event", "ckpt-late"],
       "completing-sentinels": ["completed", "failed", "skipped"],
     };
