@@ -65,3 +65,20 @@ describe.runIf(existsSync(CONF))("audit of the conformance journals", () => {
     expect(none.rowList).toEqual([]);
   });
 });
+
+describe.runIf(existsSync(CONF))("audit of a dieted journal", () => {
+  it("gives the same rows and findings as the plain journal (plan-gen, bodies moved to the CAS)", async () => {
+    const { applyDiet } = await import("@hankweave-journal/diet");
+    const { copyExecution } = await import("./testing/plant.js");
+    const exec = copyExecution("plan-gen-execution");
+    const plain = await auditExecution(exec);
+    const diet = await applyDiet(exec);
+    expect(diet.bodies.moved).toBeGreaterThan(0);
+    const dieted = await auditExecution(exec);
+    expect(plain.kind).toBe("plain");
+    expect(dieted.kind).toBe("dieted");
+    expect(dieted.rowList).toEqual(plain.rowList);
+    expect(dieted.findingList).toEqual(plain.findingList);
+    expect(dieted.runs).toEqual(plain.runs);
+  });
+});
