@@ -32,7 +32,7 @@ export interface FoldResult {
   findings: Finding[];
   /** Last line folded (any state-relevant event), null if none. */
   lastLine: number | null;
-  /** Number of `state.transition` events folded (dropped ones included). */
+  /** Number of `state.transition` events with a transition object folded (dropped ones included; malformed ones are findings). */
   transitions: number;
   origin: JournalOrigin;
   /** Fields taken from a saved state.json (foreign journals). */
