@@ -31,7 +31,8 @@ approximated from line timestamps. Every carried or approximated field is report
                is written when it is already identical
   --json       a report {exec, origin, transitions, lastLine, stateFile, differences, written,
                findings, carried, approximated, summary} (not with --stdout)
-  --no-carry   do not carry anything from the saved state.json (see what the journal alone gives)
+  --no-carry   do not carry anything from the saved state.json (see what the journal alone gives;
+               not with --write)
 
 Exit codes: 0 ok, 1 error findings (dropped transitions, corrupt lines) or failure, 2 usage.`;
 
@@ -91,6 +92,9 @@ export const rebuildCommand: Command<RebuildArgs> = {
     }, { min: 1, max: 1 });
     if (p.values.stdout && p.values.write) throw new JournalError("USAGE", "--stdout and --write are exclusive");
     if (p.values.stdout && p.values.json) throw new JournalError("USAGE", "--stdout and --json are exclusive (both write stdout)");
+    if (p.values.write && p.values["no-carry"]) {
+      throw new JournalError("USAGE", "--write always carries what the journal cannot give (executionPlan, run times); drop --no-carry");
+    }
     return {
       exec: p.positionals[0],
       mode: p.values.stdout ? "stdout" : p.values.write ? "write" : "summary",
