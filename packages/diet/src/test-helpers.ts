@@ -75,3 +75,23 @@ export function snapshotDir(dir: string): Map<string, string> {
 export function rmExec(exec: string): void {
   fs.rmSync(exec, { recursive: true, force: true });
 }
+
+function ev(i: number, type: string, data: unknown): string {
+  const ms = 1772712167696 + i;
+  return JSON.stringify({ id: `${ms}-t${i}`, timestamp: new Date(ms).toISOString(), type, data }) + "\n";
+}
+
+/** A small journal of one run (RunStarted … RunCompleted) with a file.updated line per body. */
+export function finishedJournal(bodies: string[], end: "RunCompleted" | "RunFailed" | null = "RunCompleted", filler = 20): Buffer {
+  const lines: string[] = [];
+  let i = 0;
+  const transition = (type: string) =>
+    ev(i++, "state.transition", { transitionType: type, runId: "r1", transition: { type, data: { runId: "r1" } }, resultingState: { currentRunId: "r1", runCount: 1, totalCost: 0, currentRunCost: 0 } });
+  lines.push(transition("RunStarted"));
+  for (const b of bodies) {
+    for (let k = 0; k < filler; k++) lines.push(ev(i++, "info", { message: `step ${k} of body ${b.length}` }));
+    lines.push(ev(i++, "file.updated", { path: `f${i}.md`, filename: `f${i}.md`, content: b }));
+  }
+  if (end) lines.push(transition(end));
+  return Buffer.from(lines.join(""));
+}
