@@ -35,3 +35,20 @@ export {
 } from "./transition-map.js";
 export { TRANSITION_TYPES, checkShape } from "./transition-shape.js";
 export type { ReducerFindingCode } from "./reducer-findings.js";
+export {
+  codonStatusSchema, tokenUsageSchema, failureReasonSchema, budgetExceededSchema, loopContextSchema, sentinelStateSchema,
+  contentRefSchema, executionCodonEntrySchema,
+} from "./schemas/common.js";
+export {
+  startingConditionsSchema, transitionMetadataSchema, TRANSITION_SCHEMAS, stateTransitionSchema, resultingStateSchema,
+  stateTransitionEventDataSchema,
+} from "./schemas/transition-schemas.js";
+export {
+  CODON_RECORD_SCHEMAS, codonExecutionSchema, runSchema, hankweaveStateSchema, safeParseState, parseState,
+} from "./schemas/state-schemas.js";
+export type { SafeParseStateResult } from "./schemas/state-schemas.js";
+export {
+  EVENT_PAYLOAD_SCHEMAS, envelopeSchema, fileUpdatedV1Schema, fileUpdatedV2Schema, fileUpdatedDietedSchema, ISO_TIMESTAMP_RE,
+} from "./schemas/event-schemas.js";
+export { parseEvent, safeParseEvent, validateEnvelope } from "./schemas/parse-event.js";
+export type { CheckedEvent, SafeParseEventResult } from "./schemas/parse-event.js";
