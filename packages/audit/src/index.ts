@@ -20,3 +20,8 @@ export type { IndexMeta } from "./index-meta.js";
 export { queryIndex } from "./index-query.js";
 export type { QueryResult } from "./index-query.js";
 export { INDEX_SCHEMA_VERSION, INDEX_TABLES } from "./index-schema.js";
+export { collectReportData, MAX_REPORT_FINDINGS, MAX_COST_POINTS } from "./report-data.js";
+export type { ReportData, CostPoint } from "./report-data.js";
+export { renderReportHtml, writeReport } from "./report-html.js";
+export type { ReportResult } from "./report-html.js";
+export { attemptLabel, OUTCOME_COLORS } from "./report-svg.js";

@@ -12,13 +12,14 @@ import { repairCommand } from "./commands/repair.js";
 import { auditCommand } from "./commands/audit.js";
 import { indexCommand } from "./commands/index.js";
 import { queryCommand } from "./commands/query.js";
+import { reportCommand } from "./commands/report.js";
 
 export const COMMANDS: Command<any>[] = [
   rebuildCommand, stateCommand, diffCommand,
   catCommand,
   statsCommand,
   repairCommand,
-  auditCommand, indexCommand, queryCommand,
+  auditCommand, indexCommand, queryCommand, reportCommand,
 ];
 
 /** Spellings of the reference runtime accepted as aliases: `--diet-journal <exec>` → `diet <exec>`. */
