@@ -67,8 +67,8 @@ export interface ExecLayout {
   readonly indexTmp: string;
   /** Temp file of a restore in progress (published with link()). */
   readonly restoreTmp: string;
-  /** `events/events.jsonl.torn-<offset>`: a quarantined torn fragment. */
-  tornFragment(byteOffset: number): string;
+  /** `events/events.jsonl.torn-<offset>`: a quarantined torn fragment; `attempt` > 0 gives `…torn-<offset>.<attempt>` (another fragment torn at the same offset later). */
+  tornFragment(byteOffset: number, attempt?: number): string;
   /** Directory of the CAS shard for a sha: `cas/<sha[0:2]>`. */
   casShard(sha: string): string;
   /** `cas/<sha[0:2]>/<sha>.zst`. Throws CAS_BAD_REF for anything but 64 lowercase hex. */
@@ -113,7 +113,8 @@ export function layoutOf(exec: string): ExecLayout {
     index: joinPath(hankweave, INDEX_FILE),
     indexTmp: joinPath(hankweave, `${INDEX_FILE}.tmp`),
     restoreTmp: joinPath(eventsDir, `${JOURNAL_FILE}.restore.tmp`),
-    tornFragment: (byteOffset: number) => joinPath(eventsDir, `${TORN_PREFIX}${byteOffset}`),
+    tornFragment: (byteOffset: number, attempt = 0) =>
+      joinPath(eventsDir, `${TORN_PREFIX}${byteOffset}${attempt > 0 ? `.${attempt}` : ""}`),
     casShard: (sha: string) => joinPath(casDir, checkSha(sha).slice(0, 2)),
     casBlob: (sha: string) => joinPath(casDir, checkSha(sha).slice(0, 2), `${sha}.zst`),
     casBlobTmp: (sha: string, unique: string) =>

@@ -15,6 +15,8 @@ import { EVENT_SCHEMA_VERSION, SIDECAR_SCHEMA_VERSION, readSidecarStatus, writeS
 
 /** At most this many corrupt-line findings are kept in a plan (the counts stay exact). */
 export const PLAN_MAX_FINDINGS = 100;
+/** Names tried for a quarantine file at one offset (`torn-<offset>`, `.1`, … `.99`). */
+const MAX_QUARANTINE_ATTEMPTS = 100;
 
 /** What a repair would do. Plain data: print it for `--dry-run`. */
 export interface RepairPlan {
@@ -101,7 +103,9 @@ export async function planRepair(exec: string, opts: PlanRepairOptions = {}): Pr
     const nl = await countNewlines(fh, 0);
     const fileBytes = nl.end;
     const truncateTo = nl.lastLineEnd;
-    const tornTail = truncateTo < fileBytes ? { offset: truncateTo, length: fileBytes - truncateTo, quarantinePath: l.tornFragment(truncateTo) } : null;
+    const tornTail = truncateTo < fileBytes
+      ? { offset: truncateTo, length: fileBytes - truncateTo, quarantinePath: await chooseQuarantinePath(exec, await readRange(fh, truncateTo, fileBytes - truncateTo), truncateTo) }
+      : null;
     const sidecarBefore = await readSidecarStatus(exec, truncateTo);
     let counted: RepairPlan["counted"] = "rescan";
     let scan: ScanCounts;
@@ -156,6 +160,41 @@ export async function planRepair(exec: string, opts: PlanRepairOptions = {}): Pr
   }
 }
 
+async function readRange(fh: FileHandle, offset: number, length: number): Promise<Buffer> {
+  const out = Buffer.alloc(length);
+  let got = 0;
+  while (got < length) {
+    const { bytesRead } = await fh.read(out, got, length - got, offset + got);
+    if (bytesRead === 0) throw new JournalError("JOURNAL_CHANGED", "the journal shrank while it was read", { byteOffset: offset + got });
+    got += bytesRead;
+  }
+  return out;
+}
+
+/** True when an existing quarantine file can take `fragment`: absent, identical, or a prefix left by a crash mid-copy. */
+async function quarantineFits(path: string, fragment: Buffer): Promise<boolean> {
+  let existing: Buffer;
+  try {
+    existing = await fsp.readFile(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return true;
+    throw ioError(e, path);
+  }
+  return existing.length <= fragment.length && fragment.subarray(0, existing.length).equals(existing);
+}
+
+/** The quarantine path for a fragment torn at `offset`: `torn-<offset>`, or `torn-<offset>.<n>` when an earlier, different fragment holds that name. */
+async function chooseQuarantinePath(exec: string, fragment: Buffer, offset: number): Promise<string> {
+  const l = layoutOf(exec);
+  for (let attempt = 0; attempt < MAX_QUARANTINE_ATTEMPTS; attempt++) {
+    const path = l.tornFragment(offset, attempt);
+    if (await quarantineFits(path, fragment)) return path;
+  }
+  throw new JournalError("TORN_FRAGMENT_CONFLICT", `${MAX_QUARANTINE_ATTEMPTS} different fragments are already quarantined at byte ${offset}`, {
+    path: l.tornFragment(offset), byteOffset: offset,
+  }, { hint: "move the old events.jsonl.torn-* files aside, then repair again" });
+}
+
 async function countNewlinesUpTo(fh: FileHandle, end: number): Promise<number> {
   let n = 0;
   for await (const raw of scanRawLines(fh, { offset: 0, line: 0 })) {
@@ -165,26 +204,18 @@ async function countNewlinesUpTo(fh: FileHandle, end: number): Promise<number> {
   return n;
 }
 
-/** Copy `bytes` to the quarantine path; an existing identical file (or a prefix left by a crash) is fine. */
+/** Copy `bytes` to the quarantine path (absent, or an identical file or a crash-left prefix of it) and fsync it. */
 async function writeQuarantine(path: string, bytes: Buffer): Promise<void> {
-  let fh: FileHandle;
-  try {
-    fh = await fsp.open(path, "wx");
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw ioError(e, path);
-    const existing = await fsp.readFile(path);
-    if (existing.equals(bytes)) return;
-    if (existing.length > bytes.length || !bytes.subarray(0, existing.length).equals(existing)) {
-      throw new JournalError("TORN_FRAGMENT_CONFLICT", `${path} exists with different bytes`, { path, expected: bytes.length, actual: existing.length }, {
-        hint: "move the existing quarantine file aside, then repair again",
-      });
-    }
-    // A prefix left by a crash during an earlier copy: the journal still holds every byte.
-    fh = await fsp.open(path, "r+");
+  if (!(await quarantineFits(path, bytes))) {
+    throw new JournalError("TORN_FRAGMENT_CONFLICT", `${path} appeared with different bytes since the repair was planned`, {
+      path, expected: bytes.length,
+    }, { hint: "run repair again" });
   }
+  // An existing prefix was left by a crash during an earlier copy: the journal still holds every byte.
+  const fh = await fsp.open(path, "a+").catch((e) => { throw ioError(e, path); });
   try {
-    await fh.write(bytes, 0, bytes.length, 0);
-    await fh.truncate(bytes.length);
+    await fh.truncate(0);
+    await fh.write(bytes, 0, bytes.length, null);
     await fh.sync();
   } finally {
     await fh.close();
@@ -219,13 +250,7 @@ export async function applyRepair(plan: RepairPlan): Promise<RepairResult> {
       }
       const before = plan.truncateTo === 0 ? 10 : await byteAt(fh, plan.truncateTo - 1);
       if (before !== 10) throw new JournalError("JOURNAL_CHANGED", `byte ${plan.truncateTo - 1} is no longer a newline`, { path: plan.journal });
-      const fragment = Buffer.alloc(plan.tornTail.length);
-      let got = 0;
-      while (got < fragment.length) {
-        const { bytesRead } = await fh.read(fragment, got, fragment.length - got, plan.tornTail.offset + got);
-        if (bytesRead === 0) throw new JournalError("JOURNAL_CHANGED", "the journal shrank during repair", { path: plan.journal });
-        got += bytesRead;
-      }
+      const fragment = await readRange(fh, plan.tornTail.offset, plan.tornTail.length);
       await writeQuarantine(plan.tornTail.quarantinePath, fragment);
       await fsyncDir(l.eventsDir);
       result.quarantined = plan.tornTail.quarantinePath;

@@ -58,6 +58,8 @@ export interface JournalWriter {
   readonly openReport: WriterOpenReport;
   /** Physical lines, bytes and parse-valid events as written so far. */
   position(): { lines: number; bytes: number; events: number; lastEventId: string | null };
+  /** write(2) and fsync calls issued so far (group commit makes `syncs` far smaller than the event count under `batch`). */
+  ioStats(): { writes: number; syncs: number; batches: number };
 }
 
 interface Pending {
@@ -73,6 +75,7 @@ class Writer implements JournalWriter {
   private closed = false;
   private failed: JournalError | null = null;
   private sinceSidecar = 0;
+  private io = { writes: 0, syncs: 0, batches: 0 };
   private readonly ids: { now: () => number; random: () => number };
 
   constructor(
@@ -92,6 +95,10 @@ class Writer implements JournalWriter {
 
   position() {
     return { lines: this.lines, bytes: this.bytes, events: this.events, lastEventId: this.lastEventId };
+  }
+
+  ioStats() {
+    return { ...this.io };
   }
 
   private refuse(): JournalError | null {
@@ -166,10 +173,15 @@ class Writer implements JournalWriter {
     while (off < buf.length) {
       // Short writes are continued; the fd is O_APPEND so the position argument is not used.
       const { bytesWritten } = await this.fh.write(buf, off, buf.length - off, null);
+      this.io.writes += 1;
       if (bytesWritten <= 0) throw new Error("write returned 0 bytes");
       off += bytesWritten;
     }
-    if (this.durability !== "none") await this.fh.datasync();
+    if (this.durability !== "none") {
+      await this.fh.datasync();
+      this.io.syncs += 1;
+    }
+    this.io.batches += 1;
     const acks: [Pending, AppendedEvent][] = [];
     for (const p of batch) {
       acks.push([p, { line: this.lines, offset: this.bytes, bytes: p.bytes.length, event: p.event }]);

@@ -91,6 +91,12 @@ export async function journalStats(exec: string): Promise<JournalStats> {
         };
       }
     }
+    const note = (code: string, severity: string, message: string): void => {
+      s.findings.push({ code, severity, line: null, byteOffset: null, message });
+    };
+    if (s.bytes === 0) note("EMPTY_JOURNAL", "info", "the journal file is empty");
+    if (s.sidecar.status === "invalid") note("SIDECAR_INVALID", "warning", `events.meta.json is invalid: ${s.sidecar.reason}`);
+    if (s.sidecar.status === "lying") note("SIDECAR_MISMATCH", "warning", `events.meta.json ${s.sidecar.reason}`);
     s.ok = s.corruptLines === 0 && s.tornTail === null;
     return s;
   } finally {
