@@ -191,8 +191,9 @@ class Writer implements JournalWriter {
     this.events += batch.length;
     this.lastEventId = batch[batch.length - 1].event.id;
     this.sinceSidecar += batch.length;
-    for (const [p, a] of acks) p.resolve(a);
+    // The sidecar is written before the acks so that an acknowledged 1,000th event is also counted there.
     if (this.sinceSidecar >= SIDECAR_EVERY_EVENTS) await this.writeSidecarNow();
+    for (const [p, a] of acks) p.resolve(a);
   }
 
   private async writeSidecarNow(): Promise<void> {
