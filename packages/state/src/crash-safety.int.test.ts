@@ -28,7 +28,7 @@ const REPO = path.resolve(HERE, "../../..");
 // Inside the repo's node_modules so the bundle's external native imports resolve.
 const BUNDLE = path.join(REPO, "node_modules/.cache/hankweave-state/crash-child.mjs");
 const KILLS_WANTED = 100;
-const LANES = 4;
+const LANES = 6;
 const WALL_BUDGET_MS = 85_000;
 
 beforeAll(async () => {

@@ -59,6 +59,10 @@ describe.runIf(existsSync(CONF))("rebuilding the reference runtime's journals (S
       expect(paths.filter((p) => p.includes("codons"))).toEqual([]);
       expect(fold.approximated).toEqual([]);
       expect(fold.findings.filter((f) => f.severity === "error")).toEqual([]);
+      // The lazily computed resultingState equals the last one the runtime journaled.
+      const last = readFileSync(layoutOf(exec).journal, "utf8").trimEnd().split("\n").reverse()
+        .map((l) => JSON.parse(l)).find((e) => e.type === "state.transition");
+      expect(fold.resultingState).toEqual(last.data.resultingState);
       rmSync(exec, { recursive: true, force: true });
     });
 

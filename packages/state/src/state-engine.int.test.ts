@@ -46,6 +46,11 @@ describe("the state engine", () => {
             expect(stateText(exec)).toBe(await foldText(exec));
             expect(serializeState(e.state)).toBe(stateText(exec));
           }
+          // The fold's lazy resultingState equals the one journaled with the last transition.
+          const reader = await openReader(exec);
+          const folded = await foldJournal(reader);
+          await reader.close();
+          expect(folded.resultingState).toEqual(e.resultingState);
           await e.close();
           expect(stateText(exec)).toBe(await foldText(exec));
         } finally {

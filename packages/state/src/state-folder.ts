@@ -9,7 +9,7 @@
  * carried from a saved state.json or approximated, every such field reported.
  */
 import {
-  evolveReport, initialState, nextResultingState, PLAN_UPDATED_TYPE,
+  currentRunCost, evolveReport, initialState, PLAN_UPDATED_TYPE, totalCost,
   type CodonExecution, type EvolveResult, type Finding, type HankweaveState, type JournalEvent, type ResultingState,
   type Run, type StateTransition,
 } from "@hankweave-journal/core";
@@ -42,6 +42,7 @@ export interface FoldResult {
 }
 
 const TERMINAL = new Set(["completed", "failed", "skipped"]);
+const RECOMPUTE_TYPES = new Set(["RunStarted", "CostsUpdated", "CostsIncremented", "CodonFinalCostSet"]);
 
 /** A position in the journal (what a reader yields). */
 export interface FoldInput {
@@ -65,7 +66,15 @@ export function transitionOf(data: unknown): StateTransition | null {
 /** Streaming, incremental fold. Not thread-safe; feed lines in increasing order. */
 export class StateFolder {
   private raw: HankweaveState = initialState();
-  private rs: ResultingState | null = null;
+  /**
+   * resultingState is computed lazily: its costs are those of the state after the last
+   * RunStarted/Costs* transition (0 before any), currentRunCost zeroed by a later RunCompleted/
+   * RunFailed — exactly what chaining nextResultingState gives (SPEC §4.3). Recomputing the
+   * bit-exact sums after every cost transition is O(codons), so a rebuild only does it once.
+   */
+  private recomputeAt: HankweaveState | null = null;
+  private zeroed = false;
+  private rsCache: ResultingState | null = null;
   private readonly found: Finding[] = [];
   private origin: JournalOrigin = "empty";
   private last: number | null = null;
@@ -84,7 +93,17 @@ export class StateFolder {
   }
 
   get resultingState(): ResultingState | null {
-    return this.rs;
+    if (this.count === 0) return null;
+    if (this.rsCache === null) {
+      const at = this.recomputeAt;
+      this.rsCache = {
+        currentRunId: this.raw.currentRunId,
+        runCount: this.raw.runs.length,
+        totalCost: at === null ? 0 : totalCost(at),
+        currentRunCost: at === null || this.zeroed ? 0 : currentRunCost(at),
+      };
+    }
+    return this.rsCache;
   }
 
   get lastLine(): number | null {
@@ -142,13 +161,18 @@ export class StateFolder {
   applyTransition(
     t: StateTransition, at: string, rec: { line: number; offset?: number },
     precomputed?: { result: EvolveResult; resultingState: ResultingState },
-  ): { finding: Finding | null; resultingState: ResultingState } {
+  ): { finding: Finding | null } {
     this.decide("foreign");
     const before = this.raw;
     const r = precomputed?.result ?? evolveReport(before, t, at);
     this.raw = r.state;
-    this.rs = precomputed?.resultingState ?? nextResultingState(this.rs, this.raw, t);
     this.count += 1;
+    if (RECOMPUTE_TYPES.has(t.type)) {
+      this.recomputeAt = this.raw;
+      this.zeroed = false;
+    } else if (t.type === "RunCompleted" || t.type === "RunFailed") {
+      this.zeroed = true;
+    }
     let finding: Finding | null = null;
     if (r.finding) {
       finding = { ...r.finding, line: rec.line };
@@ -157,14 +181,15 @@ export class StateFolder {
     }
     if (this.origin === "foreign") this.trackClock(before, this.raw, t, rec.line);
     this.touch(rec.line);
-    return { finding, resultingState: this.rs };
+    this.rsCache = precomputed?.resultingState ?? null;
+    return { finding };
   }
 
   /** The fold so far; `saved` is a saved state.json to carry clock fields and executionPlan from (foreign only). */
   result(saved: HankweaveState | null = null): FoldResult {
     if (this.cache && this.cache.saved === saved) return this.cache.result;
     const base = {
-      resultingState: this.rs, findings: this.found.slice(), lastLine: this.last, transitions: this.count,
+      resultingState: this.resultingState, findings: this.found.slice(), lastLine: this.last, transitions: this.count,
       origin: this.origin,
     };
     let result: FoldResult;
