@@ -25,3 +25,5 @@ export type { ReportData, CostPoint } from "./report-data.js";
 export { renderReportHtml, writeReport } from "./report-html.js";
 export type { ReportResult } from "./report-html.js";
 export { attemptLabel, OUTCOME_COLORS } from "./report-svg.js";
+export { verifyExecution } from "./verify.js";
+export type { VerifyReport, VerifyCheck } from "./verify.js";

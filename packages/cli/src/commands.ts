@@ -13,13 +13,14 @@ import { auditCommand } from "./commands/audit.js";
 import { indexCommand } from "./commands/index.js";
 import { queryCommand } from "./commands/query.js";
 import { reportCommand } from "./commands/report.js";
+import { verifyCommand } from "./commands/verify.js";
 
 export const COMMANDS: Command<any>[] = [
   rebuildCommand, stateCommand, diffCommand,
   catCommand,
   statsCommand,
   repairCommand,
-  auditCommand, indexCommand, queryCommand, reportCommand,
+  auditCommand, indexCommand, queryCommand, reportCommand, verifyCommand,
 ];
 
 /** Spellings of the reference runtime accepted as aliases: `--diet-journal <exec>` → `diet <exec>`. */
