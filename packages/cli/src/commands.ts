@@ -14,6 +14,8 @@ import { indexCommand } from "./commands/index.js";
 import { queryCommand } from "./commands/query.js";
 import { reportCommand } from "./commands/report.js";
 import { verifyCommand } from "./commands/verify.js";
+import { dietCommand } from "./commands/diet.js";
+import { restoreCommand } from "./commands/restore.js";
 
 export const COMMANDS: Command<any>[] = [
   rebuildCommand, stateCommand, diffCommand,
@@ -21,6 +23,7 @@ export const COMMANDS: Command<any>[] = [
   statsCommand,
   repairCommand,
   auditCommand, indexCommand, queryCommand, reportCommand, verifyCommand,
+  dietCommand, restoreCommand,
 ];
 
 /** Spellings of the reference runtime accepted as aliases: `--diet-journal <exec>` → `diet <exec>`. */

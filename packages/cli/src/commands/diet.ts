@@ -1,0 +1,91 @@
+/**
+ * `hankweave-journal diet <exec>` (also `--diet-journal <exec>`): move large bodies to the CAS and
+ * compress the journal into the seekable pointer journal + manifest (SPEC §5). `--dry-run` prints
+ * the plan and changes nothing.
+ */
+import { JournalError } from "@hankweave-journal/core";
+import { applyDiet, planDiet, type DietMode, type DietPlan, type DietResult } from "@hankweave-journal/diet";
+import { parseCommandArgs } from "../args.js";
+import type { Command } from "../io.js";
+
+export interface DietArgs {
+  exec: string;
+  dryRun: boolean;
+  json: boolean;
+  force: boolean;
+  mode: DietMode;
+}
+
+function mib(bytes: number): string {
+  return `${(bytes / (1024 * 1024)).toFixed(2)} MiB`;
+}
+
+function planText(p: DietPlan): string {
+  const lines = [
+    `plan for ${p.exec} (${p.mode}, dietVersion ${p.dietVersion})`,
+    `journal: ${p.originalBytes} bytes, ${p.lines} lines, sha256 ${p.originalSha256}`,
+    `last run: ${p.lastRun} (${p.runCheck === "refused" ? "the diet would refuse: use --force" : p.runCheck})`,
+    `bodies to move: ${p.bodies.moved} (${p.bodies.unique} unique, ${p.bodies.uniqueBytes} bytes to store once)`,
+    `pointer journal: ${p.expectedPointerBytes} bytes before compression, ${p.frames} frames`,
+  ];
+  for (const m of p.moves) lines.push(`  line ${m.line} ${m.key}: ${m.bytes} bytes sha256 ${m.sha256}${m.firstSeen ? "" : " (repeat)"}`);
+  if (p.movesTruncated) lines.push(`  … ${p.bodies.moved - p.moves.length} more`);
+  return lines.join("\n") + "\n";
+}
+
+function resultText(r: DietResult): string {
+  return [
+    `${r.status} ${r.exec} (dietVersion ${r.dietVersion}, verified)`,
+    `original: ${r.originalBytes} bytes (${mib(r.originalBytes)}), sha256 ${r.originalSha256}`,
+    `stored: ${r.stored.totalBytes} bytes (${mib(r.stored.totalBytes)}) = pointer journal ${r.stored.pointerJournalBytes} + CAS ${r.stored.casBytes} + manifest ${r.stored.manifestBytes}`,
+    `bodies: ${r.bodies.moved} moved, ${r.bodies.unique} unique (${r.bodies.written} written, ${r.bodies.reused} reused)`,
+  ].join("\n") + "\n";
+}
+
+export const dietCommand: Command<DietArgs> = {
+  name: "diet",
+  summary: "shrink a finished journal: bodies to the CAS, seekable zstd pointer journal (--dry-run)",
+  help: `usage: hankweave-journal diet <exec> [--dry-run] [--json] [--force] [--bodies compatible|extended]
+       hankweave-journal --diet-journal <exec>   (the reference runtime's spelling)
+
+Moves file bodies of 4,096 bytes or more to events/cas/<sha[0:2]>/<sha>.zst (stored once), writes
+events/events.jsonl.zst (line-aligned zstd frames + a seek table) and events/journal.meta.json,
+verifies both from disk, then deletes events.jsonl and events.meta.json. Every tool keeps reading
+the directory transparently; \`restore\` gives the original bytes back.
+
+Requires runtime.lock to be absent or provably stale (LOCK_HELD otherwise, never overridden) and
+the last run to have ended completed or failed (RUN_NOT_FINISHED otherwise).
+
+  --dry-run          print the plan (bodies to move, expected sizes); change nothing, take no lock
+  --json             print one JSON object {ok, dryRun, plan | result}
+  --force            diet even when the last run did not finish (the lock is still required)
+  --bodies MODE      compatible (default, dietVersion 1: file.updated and state.snapshot bodies)
+                     extended (dietVersion 2: also assistant.action, tool.result, sentinel.output
+                     bodies, deduplicated). The reference runtime CANNOT read an extended diet:
+                     restore the directory before handing it back to it.
+
+Exit codes: 0 dieted (or already dieted, re-verified), 1 refused or failed (nothing lost), 2 usage.`,
+  parseArgs(argv) {
+    const p = parseCommandArgs(argv, {
+      "dry-run": { type: "boolean" }, json: { type: "boolean" }, force: { type: "boolean" }, bodies: { type: "string" },
+    }, { min: 1, max: 1 });
+    const bodies = (p.values.bodies as string | undefined) ?? "compatible";
+    if (bodies !== "compatible" && bodies !== "extended") {
+      throw new JournalError("USAGE", `--bodies expects compatible or extended, got ${JSON.stringify(bodies)}`);
+    }
+    return { exec: p.positionals[0], dryRun: p.values["dry-run"] === true, json: p.values.json === true, force: p.values.force === true, mode: bodies };
+  },
+  async run(args, io) {
+    if (args.dryRun) {
+      const plan = await planDiet(args.exec, { mode: args.mode, force: args.force });
+      if (args.json) await io.stdout(JSON.stringify({ ok: plan.runCheck !== "refused", dryRun: true, plan }) + "\n");
+      else await io.stdout(planText(plan));
+      return plan.runCheck === "refused" ? 1 : 0;
+    }
+    if (io.stderrIsTTY) io.stderr(`dieting ${args.exec} …\n`);
+    const result = await applyDiet(args.exec, { mode: args.mode, force: args.force });
+    if (args.json) await io.stdout(JSON.stringify({ ok: true, dryRun: false, result }) + "\n");
+    else await io.stdout(resultText(result));
+    return 0;
+  },
+};
