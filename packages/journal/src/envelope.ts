@@ -62,7 +62,11 @@ export function buildLine(e: NewEvent, ids: IdSource): { event: JournalEvent; by
   };
   let text: string;
   try {
-    if (JSON.stringify(e.data) === undefined) {
+    // JSON.stringify drops a `data` key whose value serializes to nothing (function, symbol, a
+    // toJSON returning undefined); check those cases only, so the common path stringifies once.
+    const d = e.data as { toJSON?: unknown } | null;
+    const suspicious = typeof d === "function" || typeof d === "symbol" || (typeof d === "object" && d !== null && typeof d.toJSON === "function");
+    if (suspicious && JSON.stringify(e.data) === undefined) {
       throw new JournalError("INVALID_EVENT", `event ${e.type} data does not serialize to JSON`, { actual: typeof e.data });
     }
     text = JSON.stringify(event);

@@ -112,7 +112,17 @@ class Writer implements JournalWriter {
   }
 
   append(e: NewEvent): Promise<AppendedEvent> {
-    return this.appendMany([e]).then((r) => r[0]);
+    const refusal = this.refuse();
+    if (refusal) return Promise.reject(refusal);
+    let built: { event: JournalEvent; bytes: Buffer };
+    try {
+      built = buildLine(e, this.ids);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const p = new Promise<AppendedEvent>((resolve, reject) => this.queue.push({ ...built, resolve, reject }));
+    this.kick();
+    return p;
   }
 
   appendMany(list: NewEvent[]): Promise<AppendedEvent[]> {
