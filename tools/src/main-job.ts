@@ -10,7 +10,7 @@
  * It never modifies the bundled fixture: steps that write work on a copy in a temp directory.
  * Exit 0 when every step agrees, 1 otherwise.
  */
-import { cpSync, mkdtempSync, statSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -136,7 +136,8 @@ async function main(): Promise<number> {
   heading("4. audit by line order, and the report");
   const audit = await auditExecution(FIXTURE, {});
   process.stdout.write(formatAuditSummary(summarizeAudit(audit)) + "\n");
-  const reportPath = join(work, "report.html");
+  mkdirSync(join(ROOT, "out"), { recursive: true });
+  const reportPath = join(ROOT, "out", "main-job-report.html");
   const report = await writeReport(FIXTURE, reportPath);
   process.stdout.write(`report: ${report.path} (${sizeOf(report.path)} bytes, ${report.attempts} codon attempts, open it in a browser)\n`);
   if (audit.findings.error > 0) ok = false;
