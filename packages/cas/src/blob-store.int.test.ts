@@ -42,6 +42,20 @@ describe("blob store", () => {
     expect((await readBlob(exec, a.sha256, body.length)).equals(body)).toBe(true);
   });
 
+  it("reads back a large varied body whose level-19 frame is split into many blocks", async () => {
+    const exec = tmpExec();
+    const words = ["alpha", "beta", "gamma", "δέλτα", "epsilon", "\n", "zeta", "eta", "θ", "iota"];
+    let s = "";
+    let x = 7;
+    while (s.length < 300_000) {
+      x = (x * 1103515245 + 12345) % 2 ** 31;
+      s += words[x % words.length] + (x % 13 === 0 ? "\n" : " ") + (x % 1000);
+    }
+    const body = Buffer.from(s);
+    const { sha256 } = await putBlob(exec, body);
+    expect((await readBlob(exec, sha256, body.length)).equals(body)).toBe(true);
+  });
+
   it("replaces a corrupt existing blob instead of trusting it", async () => {
     const exec = tmpExec();
     const body = Buffer.from("x".repeat(5000));

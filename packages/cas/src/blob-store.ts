@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import * as fsp from "node:fs/promises";
 import { JournalError, isJournalError, layoutOf, type ExecLayout } from "@hankweave-journal/core";
 import { sha256Hex } from "./sha.js";
-import { CAS_ZSTD_LEVEL, ZSTD_BLOCK_SLACK_BYTES, compressZstd, decompressZstd } from "./zstd.js";
+import { CAS_ZSTD_LEVEL, compressZstd, decompressLimitFor, decompressZstd } from "./zstd.js";
 import { fsyncDir, ioError, lstatOrUndefined, writeFileDurable } from "./fs-durable.js";
 
 /** Bodies larger than this are refused on read (a guard, far above any real file body). */
@@ -92,7 +92,7 @@ export async function readBlob(exec: string | ExecLayout, sha: string, expectedB
     }
     throw ioError(e, path);
   }
-  const maxBytes = expectedBytes === undefined ? CAS_MAX_BODY_BYTES : expectedBytes + ZSTD_BLOCK_SLACK_BYTES;
+  const maxBytes = expectedBytes === undefined ? CAS_MAX_BODY_BYTES : decompressLimitFor(expectedBytes);
   let body: Buffer;
   try {
     body = await decompressZstd(data, { maxBytes, expectedBytes });

@@ -4,7 +4,7 @@ export { fsyncDir, writeFileDurable, lstatOrUndefined, assertRegularFile, ioErro
 export { inspectZstd, decompressedBoundOf, isSkippableMagic, ZSTD_FRAME_MAGIC } from "./zstd-frames.js";
 export type { ZstdFrameInfo } from "./zstd-frames.js";
 export {
-  compressZstd, decompressZstd, CAS_ZSTD_LEVEL, JOURNAL_ZSTD_LEVEL, ZSTD_BLOCK_SLACK_BYTES,
+  compressZstd, decompressZstd, CAS_ZSTD_LEVEL, JOURNAL_ZSTD_LEVEL, decompressLimitFor,
 } from "./zstd.js";
 export {
   encodeSeekTable, parseSeekTable, readSeekTable, SeekableWriter, writeAll, readExactly,

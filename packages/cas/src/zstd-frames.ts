@@ -21,7 +21,7 @@ export interface ZstdFrameInfo {
   skippable: boolean;
   /** Frame_Content_Size when the header declares it, else null. */
   contentSize: number | null;
-  /** Upper bound of the decompressed bytes (exact for raw/RLE blocks). */
+  /** Upper bound of the decompressed bytes from the block headers (exact for raw/RLE blocks); a declared contentSize above it is corrupt. */
   decompressedBound: number;
 }
 
@@ -97,8 +97,7 @@ function readFrame(buf: Uint8Array, at: number): ZstdFrameInfo {
   }
   if (checksum) p += 4;
   if (p > buf.length) throw corrupt("truncated zstd checksum", p);
-  if (contentSize !== null && contentSize > bound) throw corrupt("zstd frame content size exceeds its blocks", at);
-  return { offset: at, size: p - at, skippable: false, contentSize, decompressedBound: contentSize ?? bound };
+  return { offset: at, size: p - at, skippable: false, contentSize, decompressedBound: bound };
 }
 
 /**
@@ -122,6 +121,6 @@ export function inspectZstd(buf: Uint8Array): ZstdFrameInfo[] {
 /** Upper bound of the decompressed size of all frames in `buf` (see inspectZstd). */
 export function decompressedBoundOf(buf: Uint8Array): number {
   let total = 0;
-  for (const f of inspectZstd(buf)) total += f.decompressedBound;
+  for (const f of inspectZstd(buf)) total += f.contentSize !== null ? Math.min(f.contentSize, f.decompressedBound) : f.decompressedBound;
   return total;
 }

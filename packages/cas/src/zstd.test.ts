@@ -45,8 +45,9 @@ describe("zstd guard", () => {
     huge[4] = 0xe0; // FCS flag 3 (8 bytes) + single segment
     huge.writeBigUInt64LE(2n ** 40n, 5);
     huge[13] = 0x01; // last block, raw, size 0
-    // Claims more than its blocks can hold: structurally corrupt.
-    expect(await codeOf(decompressZstd(huge, { maxBytes: 1 << 20 }))).toBe("ZSTD_CORRUPT");
+    expect(await codeOf(decompressZstd(huge, { maxBytes: 1 << 20 }))).toBe("ZSTD_TOO_LARGE");
+    // Under the limit it still claims more than its blocks can hold: structurally corrupt.
+    expect(await codeOf(decompressZstd(huge, { maxBytes: 2 ** 41 }))).toBe("ZSTD_CORRUPT");
     // A frame of RLE blocks really expanding beyond the bound: too large.
     const blocks: number[] = [];
     for (let i = 0; i < 100; i++) {

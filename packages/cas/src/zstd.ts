@@ -5,7 +5,7 @@
  */
 import { createRequire } from "node:module";
 import { JournalError } from "@hankweave-journal/core";
-import { decompressedBoundOf } from "./zstd-frames.js";
+import { inspectZstd } from "./zstd-frames.js";
 
 interface NativeZstd {
   compress(data: Buffer, level?: number | null): Promise<Buffer>;
@@ -19,8 +19,18 @@ export const CAS_ZSTD_LEVEL = 19;
 /** Level of the pointer journal (SPEC §5.1). */
 export const JOURNAL_ZSTD_LEVEL = 3;
 
-/** Slack over an expected size: a frame without content size is bounded per 128 KiB block. */
-export const ZSTD_BLOCK_SLACK_BYTES = 128 * 1024;
+/**
+ * Decompression limit for an output expected to be `expectedBytes` long. The structural bound of
+ * a frame without content size counts every compressed block at 128 KiB, and zstd's block
+ * splitter (levels ≥ 16) writes several smaller blocks per 128 KiB, so a legitimate frame's
+ * bound can exceed its real size a few times over (measured: 3.6× on a 108 KB body at level 19).
+ * Anything beyond 16× + 1 MiB is refused before decoding; the exact length is checked after.
+ */
+export function decompressLimitFor(expectedBytes: number): number {
+  return expectedBytes * ZSTD_BOUND_FACTOR + ZSTD_BOUND_SLACK_BYTES;
+}
+const ZSTD_BOUND_FACTOR = 16;
+const ZSTD_BOUND_SLACK_BYTES = 1024 * 1024;
 
 /** Compress `data` into one zstd frame at `level` (no checksum, no content size: verify by SHA-256). */
 export async function compressZstd(data: Uint8Array, level: number): Promise<Buffer> {
@@ -42,11 +52,33 @@ export async function decompressZstd(
   opts: { maxBytes: number; expectedBytes?: number },
 ): Promise<Buffer> {
   const input = Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-  const bound = decompressedBoundOf(input);
+  const frames = inspectZstd(input);
+  let bound = 0;
+  let declared: number | null = 0;
+  for (const f of frames) {
+    if (f.contentSize !== null && f.contentSize > opts.maxBytes) {
+      throw new JournalError("ZSTD_TOO_LARGE", `a zstd frame header claims ${f.contentSize} bytes (limit ${opts.maxBytes})`, {
+        byteOffset: f.offset,
+        expected: opts.maxBytes,
+        actual: f.contentSize,
+      });
+    }
+    if (f.contentSize !== null && f.contentSize > f.decompressedBound) {
+      throw new JournalError("ZSTD_CORRUPT", "a zstd frame claims more content than its blocks can hold", { byteOffset: f.offset });
+    }
+    bound += f.decompressedBound;
+    if (!f.skippable) declared = f.contentSize === null || declared === null ? null : declared + f.contentSize;
+  }
   if (bound > opts.maxBytes) {
     throw new JournalError("ZSTD_TOO_LARGE", `zstd input may decompress to ${bound} bytes (limit ${opts.maxBytes})`, {
       expected: opts.maxBytes,
       actual: bound,
+    });
+  }
+  if (declared !== null && opts.expectedBytes !== undefined && declared !== opts.expectedBytes) {
+    throw new JournalError("ZSTD_CORRUPT", `zstd frames declare ${declared} bytes, expected ${opts.expectedBytes}`, {
+      expected: opts.expectedBytes,
+      actual: declared,
     });
   }
   let out: Buffer;

@@ -96,6 +96,17 @@ describe("bad input: a code, and nothing deleted", () => {
     await expectAllRefuse(exec, "ZSTD_TOO_LARGE");
   });
 
+  it("a blob whose frame header claims a huge content size → ZSTD_TOO_LARGE", async () => {
+    const { exec } = await dieted();
+    const huge = Buffer.alloc(4 + 1 + 8 + 3);
+    huge.writeUInt32LE(0xfd2fb528, 0);
+    huge[4] = 0xe0; // 8-byte Frame_Content_Size, single segment
+    huge.writeBigUInt64LE(2n ** 40n, 5);
+    huge[13] = 0x01;
+    fs.writeFileSync(firstBlob(exec), huge);
+    await expectAllRefuse(exec, "ZSTD_TOO_LARGE");
+  });
+
   it("a contentRef sha256 that is a path, or not hex → CAS_BAD_REF", async () => {
     for (const fake of ["../../etc/passwd".padStart(64, "/"), "Z".repeat(64)]) {
       const { exec } = await dieted();

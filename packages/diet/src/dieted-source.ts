@@ -9,7 +9,7 @@
 import type { FileHandle } from "node:fs/promises";
 import { JournalError, type ExecLayout } from "@hankweave-journal/core";
 import {
-  ZSTD_BLOCK_SLACK_BYTES, decompressZstd, readExactly, readSeekTable, type SeekTable,
+  decompressLimitFor, decompressZstd, readExactly, readSeekTable, type SeekTable,
 } from "@hankweave-journal/cas";
 import { openRegularForRead } from "@hankweave-journal/journal";
 import type { DietManifest, FrameIndexEntry } from "./manifest.js";
@@ -93,7 +93,7 @@ export class DietedSource {
     const table = this.table!;
     const e = table.entries[k];
     const compressed = await readExactly(this.fh, e.compressedSize, table.offsets[k]);
-    return decompressZstd(compressed, { maxBytes: e.decompressedSize + ZSTD_BLOCK_SLACK_BYTES, expectedBytes: e.decompressedSize });
+    return decompressZstd(compressed, { maxBytes: decompressLimitFor(e.decompressedSize), expectedBytes: e.decompressedSize });
   }
 
   /** Index of the frame holding `line` (binary search), or -1 past the end. */

@@ -1,0 +1,147 @@
+/**
+ * Diet benchmark (SPEC §5–6): compatible and extended diet time and stored size, restore
+ * throughput, random line reads and peak RSS, beside `zstd -3 -T2`, `zstd -19 -T2` and `zstd -d`
+ * on the same journal in the same run.
+ *
+ *   node --import tsx tools/src/bench-diet.ts [--size 100MB] [--seed 1] [--no-zstd19] [--keep] [--json]
+ *
+ * Input: a realistic execution from the generator (`tools/src/generator`, event schema v1 with
+ * inline file bodies). Each measured operation runs in its own child process so its peak RSS
+ * (maxRSS) is its own. Input is capped at 100 MB on this shared machine.
+ */
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { layoutOf } from "@hankweave-journal/core";
+import { applyDiet, openReader, restoreJournal } from "@hankweave-journal/diet";
+import { generateExecution, parseSize } from "./generator/index.js";
+
+const SELF = fileURLToPath(import.meta.url);
+const MAX_INPUT_BYTES = 100_000_000;
+const RANDOM_READS = 200;
+
+function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+const flag = (name: string): boolean => process.argv.includes(`--${name}`);
+const rssMB = (): number => Math.round(process.resourceUsage().maxRSS / 1024);
+
+/** Child mode: run one operation, print {ms, maxRssMB, ...} as JSON. */
+async function child(op: string, exec: string): Promise<void> {
+  const t0 = performance.now();
+  let extra: Record<string, unknown> = {};
+  if (op === "diet-compatible" || op === "diet-extended") {
+    const r = await applyDiet(exec, { mode: op === "diet-extended" ? "extended" : "compatible" });
+    extra = { stored: r.stored, bodies: r.bodies };
+  } else if (op === "restore") {
+    await restoreJournal(exec);
+  } else if (op === "reads") {
+    const reader = await openReader(exec);
+    const info = await reader.info();
+    const lines = info.lines ?? 0;
+    const times: number[] = [];
+    let seed = 12345;
+    for (let i = 0; i < RANDOM_READS; i++) {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      const n = seed % lines;
+      const s = performance.now();
+      await reader.getLine(n);
+      times.push(performance.now() - s);
+    }
+    await reader.close();
+    times.sort((a, b) => a - b);
+    extra = { reads: RANDOM_READS, medianMs: +times[times.length >> 1].toFixed(2), p95Ms: +times[Math.floor(times.length * 0.95)].toFixed(2), maxMs: +times[times.length - 1].toFixed(2) };
+  } else {
+    throw new Error(`unknown op ${op}`);
+  }
+  process.stdout.write(JSON.stringify({ ms: Math.round(performance.now() - t0), maxRssMB: rssMB(), ...extra }));
+}
+
+function runOp(op: string, exec: string): Record<string, any> {
+  const r = spawnSync(process.execPath, ["--import", "tsx", SELF, "--child", op, exec], { encoding: "utf8", maxBuffer: 1 << 26 });
+  if (r.status !== 0) throw new Error(`${op} failed: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+function timeCmd(cmd: string, args: string[]): { ms: number; maxRssMB: number } {
+  const t0 = performance.now();
+  const r = spawnSync("/usr/bin/time", ["-f", "%M", cmd, ...args], { encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`${cmd} failed: ${r.stderr}`);
+  const kb = Number(r.stderr.trim().split("\n").pop());
+  return { ms: Math.round(performance.now() - t0), maxRssMB: Math.round(kb / 1024) };
+}
+
+function dirBytes(dir: string): number {
+  let total = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    total += e.isDirectory() ? dirBytes(p) : statSync(p).size;
+  }
+  return total;
+}
+
+async function main(): Promise<void> {
+  const ci = process.argv.indexOf("--child");
+  if (ci >= 0) return child(process.argv[ci + 1], process.argv[ci + 2]);
+  const size = parseSize(arg("size") ?? "100MB");
+  if (size === null || size > MAX_INPUT_BYTES) throw new Error(`--size must be a size ≤ 100 MB here, got ${arg("size")}`);
+  const seed = Number(arg("seed") ?? 1);
+  const root = mkdtempSync(path.join(os.tmpdir(), "bench-diet-"));
+  const log = (s: string) => process.stderr.write(s + "\n");
+  try {
+    const src = path.join(root, "src");
+    const gen = await generateExecution(src, { seed, target: { bytes: size }, schema: 1 });
+    const journal = layoutOf(src).journal;
+    const bytes = gen.bytes;
+    const mbps = (ms: number) => +(bytes / 1e6 / (ms / 1000)).toFixed(1);
+    log(`journal: ${bytes} bytes, ${gen.lines} lines`);
+
+    const z3 = timeCmd("zstd", ["-3", "-T2", "-q", "-f", journal, "-o", path.join(root, "j.zst3")]);
+    const z3Bytes = statSync(path.join(root, "j.zst3")).size;
+    const zd = timeCmd("zstd", ["-d", "-q", "-f", path.join(root, "j.zst3"), "-o", path.join(root, "j.out")]);
+    let z19: { ms: number; bytes: number } | null = null;
+    if (!flag("no-zstd19")) {
+      const t = timeCmd("zstd", ["-19", "-T2", "-q", "-f", journal, "-o", path.join(root, "j.zst19")]);
+      z19 = { ms: t.ms, bytes: statSync(path.join(root, "j.zst19")).size };
+    }
+    log(`zstd -3: ${z3.ms} ms ${z3Bytes} B; zstd -d: ${zd.ms} ms; zstd -19: ${z19?.ms} ms ${z19?.bytes} B`);
+
+    const results: Record<string, unknown> = {};
+    for (const mode of ["compatible", "extended"] as const) {
+      const exec = path.join(root, mode);
+      cpSync(src, exec, { recursive: true });
+      const d = runOp(`diet-${mode}`, exec);
+      const stored = d.stored.totalBytes as number;
+      const casOnDisk = dirBytes(layoutOf(exec).casDir);
+      const reads = runOp("reads", exec);
+      const restore = runOp("restore", exec);
+      results[mode] = {
+        dietMs: d.ms, dietMBps: mbps(d.ms), dietMaxRssMB: d.maxRssMB, storedBytes: stored, casBytesOnDisk: casOnDisk,
+        pointerJournalBytes: d.stored.pointerJournalBytes, bodies: d.bodies,
+        sizeVsZstd3: +(stored / z3Bytes).toFixed(3), speedVsZstd3: +(z3.ms / d.ms).toFixed(3),
+        sizeVsZstd19: z19 ? +(stored / z19.bytes).toFixed(3) : null, speedVsZstd19: z19 ? +(z19.ms / d.ms).toFixed(2) : null,
+        restoreMs: restore.ms, restoreMBps: mbps(restore.ms), restoreVsZstdD: +(zd.ms / restore.ms).toFixed(3), restoreMaxRssMB: restore.maxRssMB,
+        randomLine: { medianMs: reads.medianMs, p95Ms: reads.p95Ms, maxMs: reads.maxMs, maxRssMB: reads.maxRssMB },
+      };
+      log(`${mode}: ${JSON.stringify(results[mode])}`);
+      rmSync(exec, { recursive: true, force: true });
+    }
+    const out = {
+      input: { bytes, lines: gen.lines, seed },
+      zstd3: { ms: z3.ms, MBps: mbps(z3.ms), bytes: z3Bytes },
+      zstd19: z19 ? { ms: z19.ms, MBps: mbps(z19.ms), bytes: z19.bytes } : null,
+      zstdD: { ms: zd.ms, MBps: mbps(zd.ms), maxRssMB: zd.maxRssMB },
+      ...results,
+      loadAverage: os.loadavg().map((x) => +x.toFixed(1)),
+    };
+    process.stdout.write(JSON.stringify(out, null, 2) + "\n");
+  } finally {
+    if (!flag("keep")) rmSync(root, { recursive: true, force: true });
+    else log(`kept ${root}`);
+  }
+}
+
+await main();
