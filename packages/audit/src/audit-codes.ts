@@ -38,6 +38,7 @@ export const AUDIT_CODES = {
   UNKNOWN_TRANSITION_TYPE: { severity: "error", meaning: "a transition type outside the 14 StateTransition types (no-op)" },
   RESULTING_STATE_MISMATCH: { severity: "error", meaning: "the journaled resultingState differs from the recomputed one (details: field, journaled, recomputed, delta)" },
   RESULTING_STATE_MISSING: { severity: "warning", meaning: "a state.transition carries no resultingState to check" },
+  DUPLICATE_RUN: { severity: "error", meaning: "RunStarted for a run id that already exists (the state then holds two runs with one id)" },
   DUPLICATE_ACTIVE_CODON: { severity: "error", meaning: "CodonStarted while the run already has a non-terminal record for that codon" },
   EVENT_AFTER_RUN_END: { severity: "error", meaning: "a transition for a run after that run's RunCompleted / RunFailed / RunCrashed" },
   // --- verify

@@ -152,6 +152,11 @@ export class AuditFold {
         endLine: endedAt.line, endType: endedAt.type,
       });
     }
+    if (t.type === "RunStarted" && runBefore !== undefined) {
+      this.emit("DUPLICATE_RUN", `line ${line}: RunStarted for run ${runId}, which already exists`, line, offset, runId, null, {
+        firstStartLine: this.runLines.get(runId as string)?.startLine ?? null,
+      });
+    }
     if (t.type === "CodonStarted" && runBefore !== undefined && codonId !== null) {
       const active = runBefore.codons.findIndex((c) => c.codonId === codonId && !isTerminalStatus(c.status));
       if (active >= 0) {

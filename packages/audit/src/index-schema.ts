@@ -4,7 +4,7 @@
  */
 
 /** Version stored in `meta.schema_version`. */
-export const INDEX_SCHEMA_VERSION = 1;
+export const INDEX_SCHEMA_VERSION = 2;
 
 /** Tables, created before the bulk insert. */
 export const SCHEMA_TABLES_SQL = `
@@ -26,17 +26,17 @@ CREATE TABLE findings (
   run TEXT, codon TEXT, message TEXT NOT NULL, details TEXT
 );
 CREATE TABLE runs (
-  run TEXT PRIMARY KEY, status TEXT NOT NULL, start_line INTEGER, end_line INTEGER, start_time TEXT, end_time TEXT,
+  run_seq INTEGER PRIMARY KEY, run TEXT NOT NULL, status TEXT NOT NULL, start_line INTEGER, end_line INTEGER, start_time TEXT, end_time TEXT,
   cost REAL NOT NULL, attempts INTEGER NOT NULL,
   input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL, cache_creation_tokens INTEGER NOT NULL, cache_read_tokens INTEGER NOT NULL
-) WITHOUT ROWID;
+);
 CREATE TABLE codon_attempts (
-  run TEXT NOT NULL, codon TEXT NOT NULL, attempt INTEGER NOT NULL, idx INTEGER NOT NULL,
+  run_seq INTEGER NOT NULL, run TEXT NOT NULL, codon TEXT NOT NULL, attempt INTEGER NOT NULL, idx INTEGER NOT NULL,
   start_line INTEGER, end_line INTEGER, start_time TEXT, end_time TEXT, status TEXT NOT NULL, outcome TEXT NOT NULL,
   cost REAL NOT NULL, input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL,
   cache_creation_tokens INTEGER NOT NULL, cache_read_tokens INTEGER NOT NULL,
   loop_id TEXT, loop_iteration INTEGER, failure_reason TEXT,
-  PRIMARY KEY (run, codon, attempt)
+  PRIMARY KEY (run_seq, idx)
 ) WITHOUT ROWID;
 `;
 
@@ -49,6 +49,7 @@ CREATE INDEX transitions_run_codon ON transitions(run, codon);
 CREATE INDEX transitions_type ON transitions(type);
 CREATE INDEX findings_code ON findings(code);
 CREATE INDEX findings_line ON findings(line);
+CREATE INDEX codon_attempts_codon ON codon_attempts(run, codon, attempt);
 `;
 
 /** The data tables, in the order docs and tests list them. */

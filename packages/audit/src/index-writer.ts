@@ -59,17 +59,18 @@ export class IndexWriter {
   /** Rewrite `runs` and `codon_attempts` from the folded state (they are small). */
   replaceRunsAndAttempts(state: HankweaveState, lines: RunLines): void {
     this.db.exec("DELETE FROM runs; DELETE FROM codon_attempts;");
-    const insRun = this.db.prepare("INSERT INTO runs VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
-    const insAttempt = this.db.prepare("INSERT INTO codon_attempts VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-    for (const r of summarizeRuns(state, lines)) {
-      insRun.run(r.run, r.status, r.startLine, r.endLine, r.startTime, r.endTime, r.cost, r.attempts.length,
+    const insRun = this.db.prepare("INSERT INTO runs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    const insAttempt = this.db.prepare("INSERT INTO codon_attempts VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    // run_seq: chronological position (run ids are not unique when a journal repeats a RunStarted).
+    summarizeRuns(state, lines).forEach((r, seq) => {
+      insRun.run(seq, r.run, r.status, r.startLine, r.endLine, r.startTime, r.endTime, r.cost, r.attempts.length,
         r.tokens.inputTokens, r.tokens.outputTokens, r.tokens.cacheCreationTokens, r.tokens.cacheReadTokens);
       for (const a of r.attempts) {
-        insAttempt.run(a.run, a.codon, a.attempt, a.index, a.startLine, a.endLine, a.startTime, a.endTime, a.status, a.outcome, a.cost,
+        insAttempt.run(seq, a.run, a.codon, a.attempt, a.index, a.startLine, a.endLine, a.startTime, a.endTime, a.status, a.outcome, a.cost,
           a.tokens.inputTokens, a.tokens.outputTokens, a.tokens.cacheCreationTokens, a.tokens.cacheReadTokens,
           a.loop?.loopId ?? null, a.loop?.iteration ?? null, a.failureReason);
       }
-    }
+    });
   }
 
   /** Write every meta key (JSON values). */

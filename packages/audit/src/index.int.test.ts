@@ -10,7 +10,7 @@ import { INDEX_TABLES } from "./index-schema.js";
 import { CONF, copyExecution, journalLines } from "./testing/plant.js";
 
 const ORDER: Record<string, string> = {
-  events: "line", transitions: "line", findings: "seq", runs: "run", codon_attempts: "run, codon, attempt", meta: "key",
+  events: "line", transitions: "line", findings: "seq", runs: "run_seq", codon_attempts: "run_seq, idx", meta: "key",
 };
 
 /** Every table's rows, in a fixed order. */
