@@ -95,6 +95,7 @@ export const ERROR_CODES = {
   MALFORMED_TRANSITION: "a state transition lacks a field the reducer needs (or has the wrong type)",
   UNKNOWN_TRANSITION_TYPE: "a state transition's type is not one of the 14 StateTransition types",
   BAD_CURSOR: "an --at / cursor value is not a line number, event id or ISO time of this journal",
+  STATE_OTHER_EXECUTION: "a saved state.json shares no runId with the journal: it belongs to another execution (nothing carried from it)",
   // --- diet / restore / CAS
   RUN_NOT_FINISHED: "the last run did not end completed or failed (use --force to override)",
   ALREADY_DIETED: "the directory is already dieted",
