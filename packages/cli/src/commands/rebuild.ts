@@ -3,9 +3,9 @@
  * state.json bytes with `--stdout`, writes state.json (keeping `.bak`) only with `--write`.
  */
 import path from "node:path";
-import { JournalError, totalCost, type HankweaveState } from "@hankweave-journal/core";
+import { JournalError } from "@hankweave-journal/core";
 import {
-  checkSavedState, foldExecution, serializeState, writeStateText, type ExecutionFold, type FieldSource,
+  checkSavedState, foldExecution, serializeState, summarizeState, writeStateText, type ExecutionFold, type FieldSource,
 } from "@hankweave-journal/state";
 import { parseCommandArgs } from "../args.js";
 import type { CliIO, Command } from "../io.js";
@@ -35,28 +35,6 @@ approximated from line timestamps. Every carried or approximated field is report
                not with --write)
 
 Exit codes: 0 ok, 1 error findings (dropped transitions, corrupt lines) or failure, 2 usage.`;
-
-/** A one-glance summary of a state (runs, codons by outcome, costs). */
-export interface StateSummary {
-  runs: { runId: string; status: string; codons: number; outcomes: Record<string, number>; cost: number }[];
-  currentRunId: string | null;
-  executionPlanEntries: number;
-  totalCost: number;
-}
-
-/** Summarize a state for people (also used by `npm start`). */
-export function summarizeState(state: HankweaveState): StateSummary {
-  return {
-    runs: state.runs.map((r) => {
-      const outcomes: Record<string, number> = {};
-      for (const c of r.codons) outcomes[c.status] = (outcomes[c.status] ?? 0) + 1;
-      return { runId: r.runId, status: r.status, codons: r.codons.length, outcomes, cost: totalCost({ ...state, runs: [r] }) };
-    }),
-    currentRunId: state.currentRunId,
-    executionPlanEntries: state.executionPlan.length,
-    totalCost: totalCost(state),
-  };
-}
 
 function fieldLines(title: string, list: FieldSource[]): string {
   if (list.length === 0) return "";
