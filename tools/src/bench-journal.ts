@@ -68,16 +68,17 @@ async function child(mode: string, exec: string): Promise<void> {
   else if (mode === "events") for await (const _ of r.events()) events += 1;
   else if (mode === "types") for await (const _ of r.events({ types: ["state.transition"] })) events += 1;
   else if (mode === "tail") events = (await r.tail(100)).length;
+  // mode "noop": open and close only, the baseline RSS of node + tsx + the reader module.
   await r.close();
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   const cpu = process.cpuUsage(c0);
   process.stdout.write(JSON.stringify({ ms, cpuMs: Math.round((cpu.user + cpu.system) / 1000), events, maxRssMB: Math.round(process.resourceUsage().maxRSS / 1024) }));
 }
 
-function timed(cmd: string, args: string[]): { ms: number; maxRssMB: number; stdout: string } {
-  const r = spawnSync("/usr/bin/time", ["-f", "%e %M", cmd, ...args], { encoding: "utf8", maxBuffer: 1 << 20, shell: false });
-  const [secs, kb] = r.stderr.trim().split("\n").pop()!.split(" ").map(Number);
-  return { ms: secs * 1000, maxRssMB: Math.round(kb / 1024), stdout: r.stdout };
+function timed(cmd: string, args: string[]): { ms: number; cpuMs: number; maxRssMB: number; stdout: string } {
+  const r = spawnSync("/usr/bin/time", ["-f", "%e %M %U %S", cmd, ...args], { encoding: "utf8", maxBuffer: 1 << 20, shell: false });
+  const [secs, kb, user, sys] = r.stderr.trim().split("\n").pop()!.split(" ").map(Number);
+  return { ms: secs * 1000, cpuMs: Math.round((user + sys) * 1000), maxRssMB: Math.round(kb / 1024), stdout: r.stdout };
 }
 
 async function main(): Promise<void> {
@@ -114,19 +115,22 @@ async function main(): Promise<void> {
     const bytes = statSync(file).size;
     const fileMB = bytes / 1048576;
     log(`read corpus: ${fileMB.toFixed(1)} MB (load average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")})`);
-    const reads: Record<string, { ms: number; cpuMs: number; events: number; mbPerSec: number; eventsPerSec: number; maxRssMB: number }> = {};
-    for (const mode of ["lines", "events", "types", "tail"]) {
+    const reads: Record<string, { ms: number; cpuMs: number; events: number; mbPerSec: number; eventsPerSec: number; mbPerCpuSec: number; maxRssMB: number }> = {};
+    for (const mode of ["noop", "lines", "events", "types", "tail"]) {
       const r = spawnSync(process.execPath, ["--import", "tsx", SELF, "--child", mode, exec], { encoding: "utf8" });
       const o = JSON.parse(r.stdout);
-      reads[mode] = { ...o, mbPerSec: +(fileMB / (o.ms / 1000)).toFixed(1), eventsPerSec: Math.round(o.events / (o.ms / 1000)) };
+      reads[mode] = {
+        ...o, mbPerSec: +(fileMB / (o.ms / 1000)).toFixed(1), eventsPerSec: Math.round(o.events / (o.ms / 1000)),
+        mbPerCpuSec: +(fileMB / (Math.max(1, o.cpuMs) / 1000)).toFixed(1),
+      };
       log(`read ${mode.padEnd(7)} ${o.events} items in ${o.ms.toFixed(0)} ms (CPU ${o.cpuMs} ms): ${reads[mode].mbPerSec} MB/s, peak RSS ${o.maxRssMB} MB`);
     }
     const wc = timed("wc", ["-l", file]);
     const lines = Number(wc.stdout.trim().split(" ")[0]);
     const jq = timed("sh", ["-c", `jq -c . "$0" > /dev/null`, file]);
     const tools = {
-      "wc -l": { ms: wc.ms, mbPerSec: +(fileMB / (wc.ms / 1000)).toFixed(1), maxRssMB: wc.maxRssMB },
-      "jq -c .": { ms: jq.ms, mbPerSec: +(fileMB / (jq.ms / 1000)).toFixed(1), eventsPerSec: Math.round(lines / (jq.ms / 1000)), maxRssMB: jq.maxRssMB },
+      "wc -l": { ms: wc.ms, cpuMs: wc.cpuMs, mbPerSec: +(fileMB / (wc.ms / 1000)).toFixed(1), maxRssMB: wc.maxRssMB },
+      "jq -c .": { ms: jq.ms, cpuMs: jq.cpuMs, mbPerSec: +(fileMB / (jq.ms / 1000)).toFixed(1), eventsPerSec: Math.round(lines / (jq.ms / 1000)), maxRssMB: jq.maxRssMB },
     };
     log(`wc -l   ${lines} lines in ${wc.ms} ms (${tools["wc -l"].mbPerSec} MB/s), peak RSS ${wc.maxRssMB} MB`);
     log(`jq -c . in ${jq.ms} ms (${tools["jq -c ."].mbPerSec} MB/s), peak RSS ${jq.maxRssMB} MB`);

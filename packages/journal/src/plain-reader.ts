@@ -11,7 +11,7 @@ import {
 } from "@hankweave-journal/core";
 import { journalPresence, missingJournalError, openRegularForRead } from "./fs-checks.js";
 import { isBlankLine, parseEventLine, sniffEventType } from "./line-parse.js";
-import { READ_CHUNK_BYTES, scanRawLines } from "./line-scanner.js";
+import { READ_CHUNK_BYTES, scanRawLineBatches } from "./line-scanner.js";
 import { readSidecarStatus } from "./sidecar.js";
 
 /** A scan records an anchor (line → offset) every this many lines, for getLine/page/tail. */
@@ -30,30 +30,39 @@ export function tornTailFinding(raw: RawLine): Finding {
 }
 
 /**
+ * Classify one raw line: the record to yield, or undefined for a blank line, a line of another
+ * (sniffed) type, a corrupt line or the torn tail (the last two reported through `onFinding`).
+ * Synchronous, so batch loops pay no per-line await.
+ */
+export function recordOfLine(raw: RawLine, types: ReadonlySet<string> | undefined, onFinding: ((f: Finding) => void) | undefined): JournalRecord | undefined {
+  if (!raw.terminated) {
+    onFinding?.(tornTailFinding(raw));
+    return undefined;
+  }
+  if (raw.bytes.length === 0 || isBlankLine(raw.bytes)) return undefined;
+  if (types) {
+    const sniffed = sniffEventType(raw.bytes);
+    if (sniffed !== undefined && !types.has(sniffed)) return undefined;
+  }
+  const parsed = parseEventLine(raw.bytes, raw.line, raw.offset);
+  if (!parsed.ok) {
+    onFinding?.(parsed.finding);
+    return undefined;
+  }
+  if (types && !types.has(parsed.event.type)) return undefined;
+  return { line: raw.line, offset: raw.offset, bytes: raw.bytes, event: parsed.event };
+}
+
+/**
  * Filter raw lines into parsed events: skips blank lines, reports corrupt lines and a torn tail
  * through `onFinding`, and skips lines whose sniffed type is not in `types` without parsing them.
  * Shared with readers that produce raw lines differently (the dieted journal).
  */
 export async function* eventsFromRawLines(lines: AsyncIterable<RawLine>, opts: ScanOptions = {}): AsyncGenerator<JournalRecord> {
   const types = opts.types ? new Set(opts.types) : undefined;
-  const onFinding = opts.onFinding;
   for await (const raw of lines) {
-    if (!raw.terminated) {
-      onFinding?.(tornTailFinding(raw));
-      continue;
-    }
-    if (raw.bytes.length === 0 || isBlankLine(raw.bytes)) continue;
-    if (types) {
-      const sniffed = sniffEventType(raw.bytes);
-      if (sniffed !== undefined && !types.has(sniffed)) continue;
-    }
-    const parsed = parseEventLine(raw.bytes, raw.line, raw.offset);
-    if (!parsed.ok) {
-      onFinding?.(parsed.finding);
-      continue;
-    }
-    if (types && !types.has(parsed.event.type)) continue;
-    yield { line: raw.line, offset: raw.offset, bytes: raw.bytes, event: parsed.event };
+    const rec = recordOfLine(raw, types, opts.onFinding);
+    if (rec) yield rec;
   }
 }
 
@@ -94,22 +103,43 @@ class PlainReader implements JournalReader {
     return best;
   }
 
-  async *lines(range: LineRange = {}): AsyncGenerator<RawLine> {
+  /** Batches of lines within the range (views valid until the next batch), learning anchors on the way. */
+  private async *lineBatches(range: LineRange): AsyncGenerator<RawLine[]> {
     const from = range.fromLine ?? 0;
     const to = range.toLine ?? Number.POSITIVE_INFINITY;
     if (from > to) return;
     await this.validateAnchors();
     const start = this.bestAnchor(from);
-    for await (const raw of scanRawLines(this.fh, start)) {
-      if (raw.terminated && raw.line % ANCHOR_EVERY_LINES === 0) this.addAnchor(raw.line, raw.offset);
-      if (raw.line < from) continue;
-      if (raw.line > to) return;
-      yield raw;
+    for await (const batch of scanRawLineBatches(this.fh, start)) {
+      const first = batch[0].line;
+      const last = batch[batch.length - 1].line;
+      for (let k = Math.ceil(first / ANCHOR_EVERY_LINES) * ANCHOR_EVERY_LINES; k <= last; k += ANCHOR_EVERY_LINES) {
+        const raw = batch[k - first];
+        if (raw.terminated) this.addAnchor(raw.line, raw.offset);
+      }
+      if (last < from) continue;
+      if (first >= from && last <= to) {
+        yield batch;
+      } else {
+        const part = batch.filter((l) => l.line >= from && l.line <= to);
+        if (part.length > 0) yield part;
+      }
+      if (last >= to) return;
     }
   }
 
-  events(opts: ScanOptions = {}): AsyncGenerator<JournalRecord> {
-    return eventsFromRawLines(this.lines(opts), opts);
+  async *lines(range: LineRange = {}): AsyncGenerator<RawLine> {
+    for await (const batch of this.lineBatches(range)) yield* batch;
+  }
+
+  async *events(opts: ScanOptions = {}): AsyncGenerator<JournalRecord> {
+    const types = opts.types ? new Set(opts.types) : undefined;
+    for await (const batch of this.lineBatches(opts)) {
+      for (const raw of batch) {
+        const rec = recordOfLine(raw, types, opts.onFinding);
+        if (rec) yield rec;
+      }
+    }
   }
 
   async getLine(line: number): Promise<JournalRecord | null> {
