@@ -42,7 +42,6 @@ export const AUDIT_CODES = {
   DUPLICATE_ACTIVE_CODON: { severity: "error", meaning: "CodonStarted while the run already has a non-terminal record for that codon" },
   EVENT_AFTER_RUN_END: { severity: "error", meaning: "a transition for a run after that run's RunCompleted / RunFailed / RunCrashed" },
   // --- verify
-  JOURNAL_MISSING: { severity: "error", meaning: "neither events.jsonl nor a dieted pair exists" },
   SIDECAR_INVALID: { severity: "error", meaning: "events.meta.json is not a valid sidecar" },
   SIDECAR_MISMATCH: { severity: "error", meaning: "events.meta.json vouches for more bytes than the file has, or its counts/last id disagree with the file" },
   SIDECAR_STALE: { severity: "info", meaning: "events.meta.json covers a prefix of the file (normal between sidecar writes)" },
@@ -52,7 +51,6 @@ export const AUDIT_CODES = {
   RESTORE_MISMATCH: { severity: "error", meaning: "a restore dry run does not reproduce originalSha256 / originalBytes" },
   STATE_MISMATCH: { severity: "error", meaning: "the fold of the journal differs from state.json" },
   STATE_UNREADABLE: { severity: "error", meaning: "state.json exists but cannot be parsed" },
-  CHECK_UNAVAILABLE: { severity: "info", meaning: "a check could not run because the component that performs it is not available" },
 } as const satisfies Record<string, AuditCodeInfo>;
 
 /** A stable audit/verify finding code. */

@@ -112,6 +112,17 @@ export const ERROR_CODES = {
   DIET_VERIFY_FAILED: "the written diet did not verify against the original",
   // --- audit / index / query
   QUERY_INVALID: "the SQL is not valid or is not read-only",
+  DUPLICATE_ID: "audit finding: an event id already used by an earlier line (ids are not unique by contract)",
+  TIME_BACKWARDS: "audit finding: a line's timestamp is earlier than the previous event's",
+  BAD_TIMESTAMP: "audit finding: a timestamp is not an ISO-8601 time",
+  RESULTING_STATE_MISMATCH: "audit finding: a journaled resultingState differs from the recomputed one",
+  RESULTING_STATE_MISSING: "audit finding: a state.transition carries no resultingState",
+  DUPLICATE_RUN: "audit finding: RunStarted for a run id that already exists",
+  DUPLICATE_ACTIVE_CODON: "audit finding: CodonStarted while the run already has a non-terminal record for that codon",
+  EVENT_AFTER_RUN_END: "audit finding: a transition for a run after its RunCompleted / RunFailed / RunCrashed",
+  SIDECAR_STALE: "verify finding: events.meta.json covers only a prefix of the file (normal between sidecar writes)",
+  RESTORE_MISMATCH: "verify finding: a restore dry run does not reproduce originalSha256 / originalBytes",
+  STATE_UNREADABLE: "verify finding: state.json exists but cannot be parsed",
   INDEX_STALE: "the index does not match the journal and must be rebuilt",
   // --- tools (generator, bench)
   GENERATE_TARGET_EXISTS: "the generator's output directory already holds a journal; it never overwrites one",
