@@ -42,12 +42,48 @@ function runIndex(state: HankweaveState, runId: unknown): number {
   return state.runs.findIndex((r) => r.runId === runId);
 }
 
-/** A new state whose run at `ri` has `codons[ci]` replaced by `record`. */
+/**
+ * Memo of "first index of each codonId" per codons array (arrays are never mutated, so the memo
+ * stays true). Carried to the next array when a record is replaced (ids keep their positions) and
+ * extended on append, so the first-record rules cost O(1) instead of a scan per transition.
+ */
+const firstIndexMemo = new WeakMap<readonly unknown[], ReadonlyMap<unknown, number>>();
+
+function firstIndexes(codons: readonly Rec[]): ReadonlyMap<unknown, number> {
+  let m = firstIndexMemo.get(codons);
+  if (m === undefined) {
+    const built = new Map<unknown, number>();
+    codons.forEach((c, i) => { if (!built.has(c.codonId)) built.set(c.codonId, i); });
+    firstIndexMemo.set(codons, built);
+    m = built;
+  }
+  return m;
+}
+
+/** Index of the first record of `codonId` (-1 when none). */
+function firstIndexOf(codons: readonly Rec[], codonId: unknown): number {
+  return firstIndexes(codons).get(codonId) ?? -1;
+}
+
+/** A new state whose run at `ri` has `codons[ci]` replaced by `record` (same codonId). */
 function withCodon(state: HankweaveState, ri: number, ci: number, record: unknown): HankweaveState {
   const run = state.runs[ri];
   const codons = run.codons.slice();
   codons[ci] = record as Run["codons"][number];
+  const memo = firstIndexMemo.get(run.codons);
+  if (memo !== undefined) firstIndexMemo.set(codons, memo);
   return withRun(state, ri, { ...run, codons });
+}
+
+/** A new codons array with `record` appended (memo extended when there is one). */
+function appendCodon(codons: Run["codons"], record: Run["codons"][number]): Run["codons"] {
+  const next = [...codons, record];
+  const memo = firstIndexMemo.get(codons);
+  if (memo !== undefined) {
+    if (memo.has(record.codonId)) firstIndexMemo.set(next, memo);
+    else firstIndexMemo.set(next, new Map(memo).set(record.codonId, codons.length));
+  }
+  return next;
 }
 
 function withRun(state: HankweaveState, ri: number, run: Run): HankweaveState {
@@ -109,12 +145,13 @@ export function evolveReport(state: HankweaveState, t: StateTransition, at: stri
     return { state: next, finding: null };
   }
   if (type === "CodonStarted") {
-    const codonsNext = [...run.codons, startedRecord(d.codonId as string, at, d.loopContext)];
+    const codonsNext = appendCodon(run.codons, startedRecord(d.codonId as string, at, d.loopContext));
     return { state: withRun(state, ri, { ...run, codons: codonsNext }), finding: null };
   }
 
   const codonId = d.codonId;
-  if (!codons.some((c) => c.codonId === codonId)) {
+  const first = firstIndexOf(codons, codonId);
+  if (first < 0) {
     return dropped(state, findingOf("UNKNOWN_CODON", "warning", `${type}: run ${String(d.runId)} has no record of codon ${String(codonId)}`, t));
   }
   const same = (c: Rec): boolean => c.codonId === codonId;
@@ -130,7 +167,7 @@ export function evolveReport(state: HankweaveState, t: StateTransition, at: stri
       return { state: withCodon(state, ri, ci, transitionedRecord(codons[ci], d.to as never, meta, at)), finding: null };
     }
     case "CostsUpdated": {
-      const ci = codons.findIndex(same);
+      const ci = first;
       if (codons[ci].status !== "running") return noTarget(`first record is ${String(codons[ci].status)}, not running`);
       const rec = { ...codons[ci], currentCost: d.cost, currentTokens: { ...(d.tokens as Rec) } };
       return { state: withCodon(state, ri, ci, rec), finding: null };
@@ -162,14 +199,14 @@ export function evolveReport(state: HankweaveState, t: StateTransition, at: stri
       return { state: withCodon(state, ri, ci, rec), finding: null };
     }
     case "AssistantMessageCountUpdated": {
-      const ci = codons.findIndex(same);
+      const ci = first;
       const c = codons[ci];
       const ok = c.status === "running" || (c.status === "skipped" && Object.hasOwn(c, "assistantMessageCount"));
       if (!ok) return noTarget(`first record is ${String(c.status)}`);
       return { state: withCodon(state, ri, ci, { ...c, assistantMessageCount: d.newCount }), finding: null };
     }
     case "ExtensionCountUpdated": {
-      const ci = codons.findIndex(same);
+      const ci = first;
       if (codons[ci].status !== "running") return noTarget(`first record is ${String(codons[ci].status)}, not running`);
       return { state: withCodon(state, ri, ci, { ...codons[ci], extensionCount: d.extensionCount }), finding: null };
     }
