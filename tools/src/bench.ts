@@ -1,0 +1,81 @@
+/**
+ * `npm run bench [-- --quick | --smoke | --size 100MB[,1GB] | --only rebuild,diet | --rounds 3]`:
+ * runs every operation against its baselines and prints a table of medians; writes the full
+ * result as JSON to `bench-results/bench-<date>.json` (gitignored). Exit 0 ok, 1 failure, 2 usage.
+ *
+ * Modes: default = 100 MB and 1 GB, 3 rounds; `--quick` = 100 MB, 3 rounds (< 5 min on 2 cores);
+ * `--smoke` = a ~400 KB input, 1 round (seconds; the test suite runs it).
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { parseSize } from "./generator/size.js";
+import { DEFAULT_WORK_DIR, runBench, type BenchOptions } from "./bench/harness.js";
+import { REPO_ROOT } from "./bench/measure.js";
+import { renderMarkdown, renderText } from "./bench/table.js";
+
+const USAGE = `usage: npm run bench -- [--quick | --smoke] [--size 100MB[,1GB]] [--only op[,op]] [--rounds N] [--seed N]
+                      [--out FILE.json] [--markdown FILE.md] [--work DIR] [--no-install]
+operations: append-none append-batch append-every read rebuild audit verify index diet-compatible
+            diet-extended restore line-n   (--only takes names or prefixes: --only diet,append)`;
+
+/** Parse bench flags into options (pure). Throws a string on a usage error. */
+export function parseBenchArgs(argv: string[]): { opts: Omit<BenchOptions, "log">; out: string | null; markdown: string | null } {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      quick: { type: "boolean" }, smoke: { type: "boolean" }, size: { type: "string" }, only: { type: "string" },
+      rounds: { type: "string" }, seed: { type: "string" }, out: { type: "string" }, markdown: { type: "string" },
+      work: { type: "string" }, "no-install": { type: "boolean" }, help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help) throw USAGE;
+  if (values.quick && values.smoke) throw "--quick and --smoke exclude each other";
+  let sizes = values.smoke ? [400_000] : values.quick ? [100_000_000] : [100_000_000, 1_000_000_000];
+  if (values.size !== undefined) {
+    sizes = values.size.split(",").map((s) => {
+      const b = parseSize(s);
+      if (b === null) throw `--size: not a size: ${s}`;
+      return b;
+    });
+  }
+  const rounds = values.rounds === undefined ? (values.smoke ? 1 : 3) : Number(values.rounds);
+  if (!Number.isInteger(rounds) || rounds < 1) throw `--rounds: not a positive integer: ${values.rounds}`;
+  const seed = values.seed === undefined ? 1 : Number(values.seed);
+  if (!Number.isInteger(seed) || seed < 0) throw `--seed: not a non-negative integer: ${values.seed}`;
+  return {
+    opts: {
+      sizes, rounds, seed, smoke: values.smoke === true,
+      only: values.only ? values.only.split(",").map((s) => s.trim()).filter((s) => s.length > 0) : null,
+      workDir: values.work ?? DEFAULT_WORK_DIR, zstd19MaxBytes: 100_000_000, install: values["no-install"] !== true,
+      timeoutMs: values.smoke ? 120_000 : 1_800_000,
+    },
+    out: values.out ?? null,
+    markdown: values.markdown ?? null,
+  };
+}
+
+async function main(): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseBenchArgs(process.argv.slice(2));
+  } catch (e) {
+    if (e === USAGE) {
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    }
+    process.stderr.write(`${typeof e === "string" ? e : (e as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  const res = await runBench({ ...parsed.opts, log: (l) => process.stderr.write(`${l}\n`) });
+  process.stdout.write(renderText(res));
+  const out = parsed.out ?? join(REPO_ROOT, "bench-results", `bench-${res.startedAt.replace(/[:.]/g, "-")}.json`);
+  mkdirSync(join(out, ".."), { recursive: true });
+  writeFileSync(out, `${JSON.stringify(res, null, 2)}\n`);
+  if (parsed.markdown) writeFileSync(parsed.markdown, renderMarkdown(res));
+  process.stderr.write(`wrote ${out}\n`);
+  return res.rows.some((r) => r.status === "failed") ? 1 : 0;
+}
+
+// Only when run as the entry point (the test imports parseBenchArgs).
+if (process.argv[1] && /bench\.ts$/.test(process.argv[1])) process.exitCode = await main();

@@ -1,0 +1,230 @@
+/**
+ * `npm run bench`: generate (or reuse) inputs, run every operation's contenders alternately for
+ * several rounds, and return rows of medians with throughput, ratio to the primary baseline, peak
+ * RSS, output size and the target verdicts.
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { layoutOf } from "@hankweave-journal/core";
+import { generateExecution } from "../generator/index.js";
+import { ensureTools, machineInfo, measure, REPO_ROOT, type Measured, type Toolbox } from "./measure.js";
+import { linkCopy, operations, type OpContext } from "./operations.js";
+import { evaluateTargets, type TargetVerdict } from "./targets.js";
+
+export interface BenchOptions {
+  /** Journal sizes to generate and measure, bytes. */
+  sizes: number[];
+  rounds: number;
+  /** Only these operations (names or prefixes, e.g. "diet" matches both diets); null = all. */
+  only: string[] | null;
+  smoke: boolean;
+  seed: number;
+  /** Where inputs and scratch copies live (gitignored `.bench/`). */
+  workDir: string;
+  /** zstd -19 runs only at or below this size (it takes minutes at 1 GB). */
+  zstd19MaxBytes: number;
+  /** Try `apt-get install` for missing tools. */
+  install: boolean;
+  /** Per-child timeout, ms. */
+  timeoutMs: number;
+  log: (line: string) => void;
+}
+
+/** One row of the table (one contender of one operation at one size). */
+export interface BenchRow {
+  sizeBytes: number;
+  op: string;
+  contender: string;
+  role: "ours" | "baseline";
+  status: "ok" | "n/a" | "failed";
+  note: string | null;
+  /** Median operation time over the rounds, ms (null unless ok). */
+  medianMs: number | null;
+  roundsMs: number[];
+  /** MB/s of input journal (or events/s for appends), null unless ok. */
+  throughput: number | null;
+  throughputUnit: "MB/s" | "events/s";
+  /** For ours: primary baseline time / ours (> 1 = faster); null when not comparable. */
+  ratio: number | null;
+  ratioTo: string | null;
+  peakRssMB: number | null;
+  outputBytes: number | null;
+}
+
+export interface BenchResult {
+  startedAt: string;
+  seconds: number;
+  machine: Record<string, unknown>;
+  options: Omit<BenchOptions, "log">;
+  missingTools: string[];
+  inputs: { sizeBytes: number; exec: string; journalBytes: number; lines: number; generatedSeconds: number | null }[];
+  rssFloorMB: number | null;
+  rows: BenchRow[];
+  targets: TargetVerdict[];
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+/** Which library entry points exist (so missing ones become "n/a" instead of crashes). */
+async function probeLibraries(): Promise<Set<string>> {
+  const have = new Set<string>();
+  const probe = async (pkg: string, key: string, names: string[]): Promise<void> => {
+    try {
+      const m = (await import(pkg)) as Record<string, unknown>;
+      for (const n of names) if (typeof m[n] === "function") have.add(`${key}.${n}`);
+    } catch {
+      /* the package does not load yet: everything from it is n/a */
+    }
+  };
+  await probe("@hankweave-journal/journal", "journal", ["openJournalWriter"]);
+  await probe("@hankweave-journal/diet", "diet", ["openReader", "applyDiet", "restoreJournal"]);
+  return have;
+}
+
+async function registeredCommands(): Promise<Map<string, string>> {
+  try {
+    const { COMMANDS } = (await import("@hankweave-journal/cli")) as { COMMANDS: { name: string; help: string }[] };
+    return new Map(COMMANDS.map((c) => [c.name, c.help]));
+  } catch {
+    return new Map();
+  }
+}
+
+function countLines(path: string): number {
+  const buf = readFileSync(path);
+  let n = 0;
+  for (let i = buf.indexOf(10); i >= 0; i = buf.indexOf(10, i + 1)) n += 1;
+  return n;
+}
+
+/** Generate the input for `size` (reused when a previous bench made it with the same seed). */
+async function input(o: BenchOptions, size: number): Promise<BenchResult["inputs"][number]> {
+  const exec = join(o.workDir, "inputs", `gen-${size}-seed${o.seed}-v1`);
+  const marker = join(exec, "bench-input.json");
+  if (existsSync(marker)) {
+    const m = JSON.parse(readFileSync(marker, "utf8")) as { lines: number };
+    return { sizeBytes: size, exec, journalBytes: statSync(layoutOf(exec).journal).size, lines: m.lines, generatedSeconds: null };
+  }
+  rmSync(exec, { recursive: true, force: true });
+  o.log(`generating ${size} bytes (seed ${o.seed}, schema v1)…`);
+  const r = await generateExecution(exec, { seed: o.seed, target: { bytes: size }, schema: 1 });
+  writeFileSync(marker, JSON.stringify({ lines: r.lines, bytes: r.bytes, seed: o.seed }));
+  return { sizeBytes: size, exec, journalBytes: r.bytes, lines: r.lines, generatedSeconds: r.seconds };
+}
+
+/** One-off, untimed: a compatible-dieted copy (for restore and dieted line reads) and a zstd -3 file. */
+function prepareDerived(o: BenchOptions, exec: string, work: string, tools: Toolbox, lib: Set<string>): { dieted: string | null; zstdFile: string | null } {
+  let dieted: string | null = join(work, "dieted-source");
+  if (!existsSync(layoutOf(dieted).manifest)) {
+    dieted = null;
+    if (lib.has("diet.applyDiet")) {
+      const target = join(work, "dieted-source");
+      linkCopy(exec, target);
+      const m = measure({ runner: { op: "diet", exec: target, mode: "compatible" } }, tools, o.timeoutMs);
+      if (m.exit === 0) dieted = target;
+      else o.log(`could not prepare a dieted copy: ${JSON.stringify(m.detail)}`);
+    }
+  }
+  let zstdFile: string | null = null;
+  if (tools.zstd) {
+    zstdFile = join(work, "input.zst");
+    if (!existsSync(zstdFile)) {
+      const m = measure({ shell: `zstd -q -f -3 -T2 '${layoutOf(exec).journal}' -o '${zstdFile}'` }, tools, o.timeoutMs);
+      if (m.exit !== 0) zstdFile = null;
+    }
+  }
+  return { dieted, zstdFile };
+}
+
+function selected(o: BenchOptions, op: string): boolean {
+  return o.only === null || o.only.some((s) => op.startsWith(s));
+}
+
+/**
+ * Run the bench. Guarantees: contenders of one operation alternate within each round; an
+ * operation whose implementation is missing is a row with status "n/a", never a crash; scratch
+ * copies are removed at the end (inputs are kept for reuse).
+ */
+export async function runBench(o: BenchOptions): Promise<BenchResult> {
+  const t0 = performance.now();
+  const startedAt = new Date().toISOString();
+  mkdirSync(o.workDir, { recursive: true });
+  const { tools, missing } = ensureTools(o.install, o.log);
+  for (const m of missing) o.log(`missing: ${m}`);
+  const lib = await probeLibraries();
+  const commands = await registeredCommands();
+  const floor = measure({ runner: { op: "noop" } }, tools, o.timeoutMs);
+  const rows: BenchRow[] = [];
+  const inputs: BenchResult["inputs"] = [];
+  for (const size of o.sizes) {
+    const inp = await input(o, size);
+    inputs.push(inp);
+    const work = join(o.workDir, "work", `size-${size}`);
+    mkdirSync(work, { recursive: true });
+    const derived = prepareDerived(o, inp.exec, work, tools, lib);
+    const ctx: OpContext = {
+      exec: inp.exec, journalBytes: inp.journalBytes, journalLines: inp.lines, dietedExec: derived.dieted, zstdFile: derived.zstdFile,
+      work, tools, smoke: o.smoke, zstd19MaxBytes: o.zstd19MaxBytes, commands: new Set(commands.keys()), commandHelp: commands, lib,
+    };
+    for (const op of operations(ctx)) {
+      if (!selected(o, op.op)) continue;
+      const runs = new Map<string, Measured[]>();
+      const outputs = new Map<string, number[]>();
+      for (let round = 0; round < o.rounds; round++) {
+        // Alternate: every contender once per round, in a rotating order.
+        const order = op.contenders.map((_, i) => op.contenders[(i + round) % op.contenders.length]);
+        for (const c of order) {
+          if (c.unavailable || (c.oneRound && round > 0)) continue;
+          const cmd = c.prepare(round);
+          const m = measure(cmd, tools, o.timeoutMs);
+          runs.set(c.name, [...(runs.get(c.name) ?? []), m]);
+          if (c.outputBytes) outputs.set(c.name, [...(outputs.get(c.name) ?? []), c.outputBytes(round)]);
+          o.log(`${(size / 1e6).toFixed(1)} MB ${op.op} ${c.name} r${round}: ${m.exit === 0 ? `${m.opMs.toFixed(1)} ms` : `exit ${m.exit} ${m.stderr.trim().slice(0, 200)} ${JSON.stringify(m.detail ?? {}).slice(0, 300)}`}`);
+        }
+      }
+      const primaryMs = (() => {
+        const ms = runs.get(op.primary ?? "")?.filter((m) => m.exit === 0).map((m) => m.opMs) ?? [];
+        return ms.length > 0 ? median(ms) : null;
+      })();
+      for (const c of op.contenders) {
+        const ms = runs.get(c.name) ?? [];
+        const ok = ms.filter((m) => m.exit === 0);
+        const base = { sizeBytes: size, op: op.op, contender: c.name, role: c.role, throughputUnit: (c.units === "events" ? "events/s" : "MB/s") as BenchRow["throughputUnit"] };
+        if (c.unavailable || ms.length === 0) {
+          rows.push({ ...base, status: "n/a", note: c.unavailable ?? "n/a", medianMs: null, roundsMs: [], throughput: null, ratio: null, ratioTo: null, peakRssMB: null, outputBytes: null });
+          continue;
+        }
+        if (ok.length === 0) {
+          const m = ms[0];
+          rows.push({ ...base, status: "failed", note: `exit ${m.exit}: ${(m.stderr.trim() || JSON.stringify(m.detail ?? {})).slice(0, 160)}`, medianMs: null, roundsMs: [], throughput: null, ratio: null, ratioTo: null, peakRssMB: null, outputBytes: null });
+          continue;
+        }
+        const med = median(ok.map((m) => m.opMs));
+        const events = ok[0].detail?.events as number | undefined;
+        const throughput = c.units === "events" ? (events ?? 0) / (med / 1000) : inp.journalBytes / 1e6 / (med / 1000);
+        const rss = ok.map((m) => m.rssKB).filter((x): x is number => x !== null);
+        const outs = outputs.get(c.name);
+        rows.push({
+          ...base, status: "ok", note: ok.length < ms.length ? `${ms.length - ok.length} round(s) failed` : null, medianMs: med,
+          roundsMs: ms.map((m) => m.opMs), throughput,
+          ratio: c.role === "ours" && primaryMs !== null ? primaryMs / med : null, ratioTo: c.role === "ours" && primaryMs !== null ? op.primary : null,
+          peakRssMB: rss.length > 0 ? Math.max(...rss) / 1024 : null, outputBytes: outs && outs.length > 0 ? median(outs) : null,
+        });
+      }
+    }
+    rmSync(join(work), { recursive: true, force: true });
+  }
+  const result: BenchResult = {
+    startedAt, seconds: (performance.now() - t0) / 1000, machine: machineInfo(),
+    options: { sizes: o.sizes, rounds: o.rounds, only: o.only, smoke: o.smoke, seed: o.seed, workDir: o.workDir, zstd19MaxBytes: o.zstd19MaxBytes, install: o.install, timeoutMs: o.timeoutMs },
+    missingTools: missing, inputs, rssFloorMB: floor.rssKB !== null ? floor.rssKB / 1024 : null, rows, targets: [],
+  };
+  result.targets = evaluateTargets(rows);
+  return result;
+}
+
+/** The default work directory (gitignored). */
+export const DEFAULT_WORK_DIR = join(REPO_ROOT, ".bench");

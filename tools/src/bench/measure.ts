@@ -1,0 +1,128 @@
+/**
+ * Running one measured child process: wall time from the parent, peak RSS from `/usr/bin/time`
+ * ("Maximum resident set size", which for a shell pipeline is the largest process of it), and the
+ * runner's in-child operation time when the child is our runner.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { cpus, totalmem } from "node:os";
+import { fileURLToPath } from "node:url";
+import type { RunnerResult, RunnerSpec } from "./runner.js";
+
+/** The repository root (cwd of every child, so `--import tsx` resolves). */
+export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+const RUNNER = fileURLToPath(new URL("./runner.ts", import.meta.url));
+const TIME_BIN = "/usr/bin/time";
+const TIME_MARK = "__BENCH_TIME__";
+
+/** One measured execution. */
+export interface Measured {
+  /** Parent-side wall time of the whole child (start-up included). */
+  wallMs: number;
+  /** The operation's own time: in-child for our runner, else the wall time. */
+  opMs: number;
+  /** Peak RSS in KB, or null when /usr/bin/time is unavailable. */
+  rssKB: number | null;
+  exit: number;
+  detail: Record<string, unknown> | undefined;
+  stderr: string;
+}
+
+/** What a contender runs: our runner with a spec, or a shell command line. */
+export type Command = { runner: RunnerSpec; stdinFrom?: string } | { shell: string };
+
+/** Which external tools exist. */
+export interface Toolbox {
+  time: boolean;
+  zstd: boolean;
+  jq: boolean;
+  wc: boolean;
+  awk: boolean;
+}
+
+function which(cmd: string): boolean {
+  return spawnSync("sh", ["-c", `command -v ${cmd}`], { stdio: "ignore" }).status === 0;
+}
+
+/**
+ * Find the external tools; when some are missing and we are root with apt-get, install them
+ * (`time`, `zstd`, `jq`). Returns what is available and a list of messages for what is not.
+ */
+export function ensureTools(install: boolean, log: (s: string) => void): { tools: Toolbox; missing: string[] } {
+  const probe = (): Toolbox => ({ time: existsSync(TIME_BIN), zstd: which("zstd"), jq: which("jq"), wc: which("wc"), awk: which("awk") });
+  let tools = probe();
+  const want = [!tools.time && "time", !tools.zstd && "zstd", !tools.jq && "jq"].filter((x): x is string => typeof x === "string");
+  if (want.length > 0 && install && process.getuid?.() === 0 && which("apt-get")) {
+    log(`installing ${want.join(", ")} with apt-get…`);
+    spawnSync("sh", ["-c", `apt-get install -y ${want.join(" ")} >/dev/null 2>&1 || (apt-get update >/dev/null 2>&1 && apt-get install -y ${want.join(" ")} >/dev/null 2>&1)`], { stdio: "ignore" });
+    tools = probe();
+  }
+  const missing: string[] = [];
+  if (!tools.time) missing.push("/usr/bin/time (peak RSS not measured): apt-get install time");
+  if (!tools.zstd) missing.push("zstd (zstd baselines skipped): apt-get install zstd");
+  if (!tools.jq) missing.push("jq (jq baselines skipped): apt-get install jq");
+  return { tools, missing };
+}
+
+/** Run `cmd` once, measured. Never throws for a failing child (exit code reported). */
+export function measure(cmd: Command, tools: Toolbox, timeoutMs: number): Measured {
+  const base: string[] = "runner" in cmd
+    ? ["node", "--import", "tsx", RUNNER, JSON.stringify(cmd.runner)]
+    : ["sh", "-c", cmd.shell];
+  const argv = tools.time ? [TIME_BIN, "-f", `${TIME_MARK} %M`, ...base] : base;
+  const input = "runner" in cmd && cmd.stdinFrom ? readFileSync(cmd.stdinFrom) : undefined;
+  const t = performance.now();
+  const r = spawnSync(argv[0], argv.slice(1), {
+    cwd: REPO_ROOT, input, maxBuffer: 64 * 1024 * 1024, timeout: timeoutMs, encoding: "utf8",
+    stdio: [input ? "pipe" : "ignore", "pipe", "pipe"],
+  });
+  const wallMs = performance.now() - t;
+  const stderr = r.stderr ?? "";
+  let rssKB: number | null = null;
+  const m = new RegExp(`${TIME_MARK} (\\d+)`).exec(stderr);
+  if (m) rssKB = Number(m[1]);
+  let exit = r.status ?? (r.signal ? 128 : 1);
+  let opMs = wallMs;
+  let detail: Record<string, unknown> | undefined;
+  if ("runner" in cmd) {
+    const last = (r.stdout ?? "").trim().split("\n").pop() ?? "";
+    try {
+      const res = JSON.parse(last) as RunnerResult;
+      opMs = res.ms;
+      exit = exit === 0 ? res.exit : exit;
+      detail = res.detail;
+    } catch {
+      exit = exit === 0 ? 98 : exit;
+    }
+  }
+  return { wallMs, opMs, rssKB, exit, detail, stderr: stderr.replace(new RegExp(`${TIME_MARK}.*`, "g"), "").slice(-800) };
+}
+
+/** The machine the bench ran on. */
+export function machineInfo(): Record<string, unknown> {
+  const cpu = (() => {
+    try {
+      const m = /model name\s*:\s*(.+)/.exec(readFileSync("/proc/cpuinfo", "utf8"));
+      return m ? m[1].trim() : cpus()[0]?.model ?? "unknown";
+    } catch {
+      return cpus()[0]?.model ?? "unknown";
+    }
+  })();
+  const cmdOut = (c: string): string => {
+    try {
+      return execFileSync("sh", ["-c", c], { encoding: "utf8" }).trim();
+    } catch {
+      return "unknown";
+    }
+  };
+  return {
+    cpu,
+    nproc: Number(cmdOut("nproc")) || cpus().length,
+    memTotalGB: Math.round((totalmem() / 1024 ** 3) * 10) / 10,
+    freeH: cmdOut("free -h | head -2"),
+    node: process.version,
+    zstd: cmdOut("zstd --version 2>/dev/null | head -1"),
+    jq: cmdOut("jq --version 2>/dev/null"),
+    loadAvg: cmdOut("cat /proc/loadavg"),
+  };
+}

@@ -1,0 +1,55 @@
+/** Plain-text and Markdown renderings of bench results (the table printed by `npm run bench`). */
+import { formatBytes } from "../generator/size.js";
+import type { BenchResult, BenchRow } from "./harness.js";
+
+/** Column headers, in order (the smoke test asserts them). */
+export const TABLE_COLUMNS = ["size", "operation", "contender", "median", "throughput", "vs baseline", "peak RSS", "output"] as const;
+
+const ms = (x: number): string => (x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${x.toFixed(1)} ms`);
+
+/** The cells of one row (same order as TABLE_COLUMNS). */
+export function rowCells(r: BenchRow): string[] {
+  const raw = r.status === "ok" ? null : r.note ?? r.status;
+  const status = raw === null ? null : raw.length > 60 ? `${raw.slice(0, 57)}...` : raw;
+  return [
+    formatBytes(r.sizeBytes),
+    r.op,
+    r.contender,
+    status ?? ms(r.medianMs as number),
+    status ? "" : r.throughputUnit === "MB/s" ? `${(r.throughput as number).toFixed(1)} MB/s` : `${Math.round(r.throughput as number)} ev/s`,
+    r.ratio === null ? "" : `${r.ratio.toFixed(2)}× ${r.ratioTo}`,
+    r.peakRssMB === null ? "" : `${r.peakRssMB.toFixed(0)} MB`,
+    r.outputBytes === null ? "" : formatBytes(r.outputBytes),
+  ];
+}
+
+/** A Markdown table of the rows plus the target verdicts (what docs/bench.md shows). */
+export function renderMarkdown(res: BenchResult): string {
+  const lines: string[] = [];
+  lines.push(`| ${TABLE_COLUMNS.join(" | ")} |`);
+  lines.push(`|${TABLE_COLUMNS.map(() => "---").join("|")}|`);
+  for (const r of res.rows) lines.push(`| ${rowCells(r).join(" | ")} |`);
+  lines.push("");
+  lines.push("| size | operation | target | actual | verdict |");
+  lines.push("|---|---|---|---|---|");
+  for (const t of res.targets) {
+    lines.push(`| ${formatBytes(t.sizeBytes)} | ${t.op} | ${t.target} | ${t.actual} | ${t.met === null ? "n/a" : t.met ? "met" : "NOT met"} |`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/** An aligned plain-text table for the terminal. */
+export function renderText(res: BenchResult): string {
+  const cells = [Array.from(TABLE_COLUMNS), ...res.rows.map(rowCells)];
+  const widths = TABLE_COLUMNS.map((_, i) => Math.max(...cells.map((c) => c[i].length)));
+  const fmtRow = (c: string[]): string => c.map((x, i) => x.padEnd(widths[i])).join("  ").trimEnd();
+  const out = [fmtRow(cells[0]), widths.map((w) => "-".repeat(w)).join("  "), ...cells.slice(1).map(fmtRow)];
+  out.push("");
+  out.push("targets:");
+  for (const t of res.targets) {
+    out.push(`  ${formatBytes(t.sizeBytes).padEnd(9)} ${t.op.padEnd(16)} ${t.target.padEnd(34)} ${t.actual.padEnd(14)} ${t.met === null ? "n/a" : t.met ? "met" : "NOT met"}`);
+  }
+  if (res.rssFloorMB !== null) out.push(`\npeak RSS includes the node + tsx floor of ${res.rssFloorMB.toFixed(0)} MB (an empty runner child).`);
+  if (res.missingTools.length > 0) out.push(`missing tools: ${res.missingTools.join("; ")}`);
+  return `${out.join("\n")}\n`;
+}
