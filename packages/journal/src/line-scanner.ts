@@ -7,7 +7,7 @@ import type { FileHandle } from "node:fs/promises";
 import type { RawLine } from "@hankweave-journal/core";
 
 /** Bytes per positional read: large enough for ~1 GB/s splitting, small enough to stay a window. */
-export const READ_CHUNK_BYTES = 4 * 1024 * 1024;
+export const READ_CHUNK_BYTES = 1024 * 1024;
 const NEWLINE = 10;
 
 /** Where a scan starts: a byte offset that begins a line, and that line's number. */

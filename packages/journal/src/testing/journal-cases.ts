@@ -70,7 +70,7 @@ export function readerContractCases(): { name: string; bytes: Buffer }[] {
       ),
     },
     {
-      // Lines around and across the 4 MiB read chunk, so chunk carry-over is exercised.
+      // Lines longer than a read chunk (1 MiB) and lines across chunk boundaries: carry-over is exercised.
       name: "long lines crossing read chunks",
       bytes: Buffer.from(
         eventLine(0, "info") + eventLine(1, "file.updated", 3 * 1024 * 1024) + eventLine(2, "state.transition") +
