@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { evolveReport, initialState, nextResultingState, totalCost, currentRunCost } from "./reducer.js";
 import { anyTransition, deepFreeze, validTransitionSequence, clockAt, type TimedTransition } from "./testing/index.js";
 import type { HankweaveState, ResultingState } from "./state-types.js";
@@ -86,6 +86,22 @@ describe("folding generated valid transition sequences", () => {
       "RunStarted", "SentinelStatesUpdated",
       "→completed", "→completing-sentinels", "→failed", "→initializing", "→running", "→skipped", "→starting",
     ]);
+  });
+});
+
+describe("the reducer never reads a clock", () => {
+  afterEach(() => { vi.useRealTimers(); });
+
+  it("folds to the same bytes whatever the wall clock says", () => {
+    fc.assert(fc.property(validTransitionSequence(60), (steps) => {
+      vi.useFakeTimers({ now: new Date("2001-01-01T00:00:00.000Z") });
+      const a = JSON.stringify(foldFrom(empty(), steps));
+      vi.setSystemTime(new Date("2099-12-31T23:59:59.999Z"));
+      const b = JSON.stringify(foldFrom(empty(), steps));
+      vi.useRealTimers();
+      expect(b).toBe(a);
+      expect(a).not.toContain("2001-01-01");
+    }), { numRuns: 50 });
   });
 });
 
