@@ -37,6 +37,15 @@ const COST_NEUTRAL_TYPES = new Set([
   "AssistantMessageCountUpdated", "ExtensionCountUpdated", "CheckpointCreated", "InitialCheckpointSet", "SentinelStatesUpdated",
 ]);
 
+/** The run with `runId`; the newest run (index 0) is checked first: almost every transition targets it. */
+function findRun(state: HankweaveState, runId: string | null): Run | undefined {
+  if (runId === null) return undefined;
+  const first = state.runs[0];
+  if (first !== undefined && first.runId === runId) return first;
+  for (let i = 1; i < state.runs.length; i++) if (state.runs[i].runId === runId) return state.runs[i];
+  return undefined;
+}
+
 /** The line-ordered audit fold (see the module comment). */
 export class AuditFold {
   private stateValue: HankweaveState;
@@ -144,7 +153,7 @@ export class AuditFold {
     const runId = typeof td.runId === "string" ? td.runId : null;
     const codonId = typeof td.codonId === "string" ? td.codonId : null;
     const before = this.stateValue;
-    const runBefore = runId === null ? undefined : before.runs.find((r) => r.runId === runId);
+    const runBefore = findRun(before, runId);
 
     const endedAt = runId === null ? undefined : this.ended.get(runId);
     if (endedAt !== undefined) {
@@ -200,7 +209,7 @@ export class AuditFold {
     }
 
     if (RUN_END_TYPES.has(t.type) && runId !== null && !this.ended.has(runId)) this.ended.set(runId, { line, type: t.type });
-    const runAfter = runId === null ? undefined : after.runs.find((r) => r.runId === runId);
+    const runAfter = findRun(after, runId);
     if (runAfter !== undefined) this.runLines.sync(runAfter, t.type, line);
 
     const from = t.type === "CodonTransitioned" && typeof td.from === "string" ? td.from : null;
