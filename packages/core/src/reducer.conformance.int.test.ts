@@ -98,6 +98,16 @@ describe.runIf(existsSync(CONF))("folding the conformance journals", () => {
         expect(folded.warnings).toEqual(expected);
       });
 
+      it("folds all but the final transition to the saved state.json.bak (clock fields aside)", () => {
+        const bak = path.join(dir, "state.json.bak");
+        expect(existsSync(bak)).toBe(true);
+        expect(["RunCompleted", "RunFailed"]).toContain(steps[steps.length - 1].transition.type);
+        let state = initialState();
+        for (const s of steps.slice(0, -1)) state = evolveReport(state, s.transition, s.at).state;
+        const saved = JSON.parse(readFileSync(bak, "utf8")) as HankweaveState;
+        expect(withoutClock(state)).toBe(withoutClock(saved));
+      });
+
       it("folds to the saved state.json's runs and currentRunId (clock fields aside, key order included)", () => {
         const saved = JSON.parse(readFileSync(path.join(dir, "state.json"), "utf8")) as HankweaveState;
         expect(withoutClock(folded.state)).toBe(withoutClock(saved));
