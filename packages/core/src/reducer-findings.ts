@@ -23,7 +23,8 @@ export function findingOf(
 ): Finding {
   const tt = (typeof t === "object" && t !== null ? t : {}) as { type?: unknown; data?: unknown };
   const data = (typeof tt.data === "object" && tt.data !== null ? tt.data : {}) as Record<string, unknown>;
-  const details: Record<string, unknown> = { transitionType: tt.type };
+  const details: Record<string, unknown> = {};
+  if (tt.type !== undefined) details.transitionType = tt.type;
   if (data.runId !== undefined) details.runId = data.runId;
   if (data.codonId !== undefined) details.codonId = data.codonId;
   if (data.from !== undefined) details.from = data.from;
