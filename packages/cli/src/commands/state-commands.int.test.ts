@@ -47,6 +47,19 @@ describe.runIf(existsSync(CONF))("rebuild", () => {
     rmSync(exec, { recursive: true, force: true });
   });
 
+  it("rebuilds a dieted execution to the same bytes (read through the transparent reader)", async () => {
+    const exec = copyExec("plan-gen-execution");
+    const saved = readFileSync(layoutOf(exec).state, "utf8");
+    expect((await cli(["diet", exec])).code).toBe(0);
+    expect(existsSync(layoutOf(exec).journal)).toBe(false);
+    const r = await cli(["rebuild", exec, "--stdout"]);
+    expect(r.code).toBe(0);
+    expect(r.out).toBe(saved);
+    const at = JSON.parse((await cli(["state", exec, "--at", "3000", "--json"])).out);
+    expect(at).toMatchObject({ line: 3000, transitions: 1246 });
+    rmSync(exec, { recursive: true, force: true });
+  });
+
   it("prints a summary by default and writes nothing", async () => {
     const exec = copyExec("budget-on-exceeded-fail-replay");
     const before = readFileSync(layoutOf(exec).stateBak);
