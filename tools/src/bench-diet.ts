@@ -34,7 +34,8 @@ async function child(op: string, exec: string): Promise<void> {
   const t0 = performance.now();
   let extra: Record<string, unknown> = {};
   if (op === "diet-compatible" || op === "diet-extended") {
-    const r = await applyDiet(exec, { mode: op === "diet-extended" ? "extended" : "compatible" });
+    const frameTargetBytes = process.env.BENCH_FRAME_BYTES ? Number(process.env.BENCH_FRAME_BYTES) : undefined;
+    const r = await applyDiet(exec, { mode: op === "diet-extended" ? "extended" : "compatible", frameTargetBytes });
     extra = { stored: r.stored, bodies: r.bodies };
   } else if (op === "restore") {
     await restoreJournal(exec);

@@ -9,7 +9,8 @@ import { randomBytes } from "node:crypto";
 import * as fsp from "node:fs/promises";
 import { JournalError, isJournalError, layoutOf, type ExecLayout } from "@hankweave-journal/core";
 import { sha256Hex } from "./sha.js";
-import { CAS_ZSTD_LEVEL, compressZstd, decompressLimitFor, decompressZstd } from "./zstd.js";
+import { CAS_ZSTD_LEVEL, decompressLimitFor, decompressZstd } from "./zstd.js";
+import { compressOneShot } from "./zstd-oneshot.js";
 import { fsyncDir, ioError, lstatOrUndefined, writeFileDurable } from "./fs-durable.js";
 
 /** Bodies larger than this are refused on read (a guard, far above any real file body). */
@@ -63,7 +64,7 @@ export async function putBlob(exec: string | ExecLayout, body: Buffer, sha?: str
     if (!casExisted) await fsyncDir(layout.eventsDir);
     await fsyncDir(layout.casDir);
   }
-  const frame = await compressZstd(body, CAS_ZSTD_LEVEL);
+  const frame = await compressOneShot(body, CAS_ZSTD_LEVEL);
   await writeFileDurable(path, layout.casBlobTmp(sha256, randomBytes(6).toString("hex")), frame, shard);
   return { sha256, bytes: body.length, outcome, storedBytes: frame.length };
 }

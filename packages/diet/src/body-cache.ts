@@ -12,6 +12,7 @@ export const BODY_CACHE_BYTES = 32 * 1024 * 1024;
 export class BodyCache {
   private readonly map = new Map<string, string>();
   private bytes = 0;
+  private readonly inFlight = new Map<string, Promise<string>>();
 
   constructor(
     private readonly layout: ExecLayout,
@@ -26,7 +27,16 @@ export class BodyCache {
       this.map.set(sha, hit);
       return hit;
     }
-    const text = (await readBlob(this.layout, sha, expectedBytes)).toString("utf8");
+    const pending = this.inFlight.get(sha);
+    if (pending) return pending;
+    const p = readBlob(this.layout, sha, expectedBytes).then((b) => b.toString("utf8"));
+    this.inFlight.set(sha, p);
+    let text: string;
+    try {
+      text = await p;
+    } finally {
+      this.inFlight.delete(sha);
+    }
     if (expectedBytes <= this.budgetBytes / 4) {
       this.map.set(sha, text);
       this.bytes += expectedBytes;

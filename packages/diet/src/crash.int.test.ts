@@ -36,7 +36,7 @@ beforeAll(async () => {
     format: "esm",
     target: "node20",
     outfile: CHILD,
-    external: ["@mongodb-js/zstd", "@mongodb-js/zstd/*"],
+    external: ["@mongodb-js/zstd", "@mongodb-js/zstd/*", "@bokuweb/zstd-wasm"],
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
     logLevel: "error",
   });

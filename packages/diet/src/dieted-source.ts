@@ -162,6 +162,13 @@ export class DietedSource {
     return lines;
   }
 
+  /** Read (and verify) the bodies of these pointer lines concurrently, into the cache. */
+  private async prefetchBodies(pointers: Buffer[]): Promise<void> {
+    const wanted = new Map<string, number>();
+    for (const p of pointers) for (const s of findPointers(p.toString("utf8"))) wanted.set(s.sha256, s.bytes);
+    await Promise.all([...wanted].map(([sha, bytes]) => this.bodies.get(sha, bytes)));
+  }
+
   /** Original bytes of a pointer line (CAS bodies read lazily and verified). */
   async rehydrate(pointer: Buffer, expectedLength?: number): Promise<Buffer> {
     const text = pointer.toString("utf8");
@@ -188,9 +195,13 @@ export class DietedSource {
     }
     const frames = this.manifest.frames!;
     let k = from === 0 ? 0 : this.frameOfLine(from);
-    if (k < 0) return;
+    if (k < 0 || k >= frames.length) return;
+    let next: Promise<Buffer> | null = this.framePointerBytes(k);
     for (; k < frames.length && frames[k].firstLine <= to; k++) {
-      for (const l of this.frameLines(k, await this.framePointerBytes(k))) {
+      const data = await next!;
+      next = k + 1 < frames.length && frames[k + 1].firstLine <= to ? this.framePointerBytes(k + 1) : null;
+      next?.catch(() => undefined);
+      for (const l of this.frameLines(k, data)) {
         if (l.line < from) continue;
         if (l.line > to) return;
         yield l;
@@ -218,13 +229,18 @@ export class DietedSource {
       return;
     }
     const frames = this.manifest.frames!;
+    // Pipeline: the next frame decompresses on the threadpool while this one is rehydrated.
+    let next: Promise<Buffer> | null = frames.length > 0 ? this.framePointerBytes(0) : null;
     for (let k = 0; k < frames.length; k++) {
-      const data = await this.framePointerBytes(k);
+      const data = await next!;
+      next = k + 1 < frames.length ? this.framePointerBytes(k + 1) : null;
+      next?.catch(() => undefined);
       if (frames[k].rewritten.length === 0) {
         yield data;
         continue;
       }
       const lines = this.frameLines(k, data);
+      await this.prefetchBodies(frames[k].rewritten.map(([i]) => lines[i].pointer));
       const parts: Buffer[] = [];
       let runStart = 0;
       for (const [i] of frames[k].rewritten) {
