@@ -1,11 +1,12 @@
 // The plain journal: streaming reader, writer, sidecar, torn-tail repair, runtime.lock (SPEC §2–3).
-export { openPlainReader, eventsFromRawLines, recordOfLine, tornTailFinding, ANCHOR_EVERY_LINES } from "./plain-reader.js";
+export { openPlainReader, eventsFromRawLines, recordOfLine, typeFilter, tornTailFinding, ANCHOR_EVERY_LINES } from "./plain-reader.js";
 export { openJournalWriter, MAX_BATCH_LINES, MAX_BATCH_BYTES } from "./writer.js";
 export type { Durability, AppendedEvent, WriterOptions, JournalWriter, WriterOpenReport, NewEvent } from "./writer.js";
 export { buildLine, makeEventId } from "./envelope.js";
 export type { IdSource } from "./envelope.js";
-export { sniffEventType, parseEventLine, isBlankLine, envelopeProblem } from "./line-parse.js";
+export { sniffEventType, sniffTypeSpan, typeSniffer, parseEventLine, isBlankLine, envelopeProblem } from "./line-parse.js";
 export type { LineParse } from "./line-parse.js";
+export type { TypeFilter } from "./plain-reader.js";
 export { scanRawLines, scanRawLineBatches, countNewlines, READ_CHUNK_BYTES } from "./line-scanner.js";
 export type { ScanStart, NewlineCount } from "./line-scanner.js";
 export {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isBlankLine, parseEventLine, sniffEventType } from "./line-parse.js";
+import { isBlankLine, parseEventLine, sniffEventType, typeSniffer } from "./line-parse.js";
 import { buildLine, makeEventId } from "./envelope.js";
 
 const b = (s: string): Buffer => Buffer.from(s, "utf8");
@@ -30,6 +30,17 @@ describe("sniffEventType", () => {
       if (type.includes('"')) expect(s).toBeUndefined();
       else expect(s).toBe(event.type);
     }
+  });
+});
+
+describe("typeSniffer", () => {
+  it("says in/out of the set from the bytes, and undefined when the prefix is not canonical", () => {
+    const m = typeSniffer(["state.transition", "日本"]);
+    expect(m(b('{"id":"1","timestamp":"t","type":"state.transition","data":1}'))).toBe(true);
+    expect(m(b('{"id":"1","timestamp":"t","type":"日本","data":1}'))).toBe(true);
+    expect(m(b('{"id":"1","timestamp":"t","type":"state.transitio","data":1}'))).toBe(false);
+    expect(m(b('{"id":"1","timestamp":"t","type":"state.transitionX","data":1}'))).toBe(false);
+    expect(m(b('{"type":"state.transition","id":"1","timestamp":"t","data":1}'))).toBeUndefined();
   });
 });
 

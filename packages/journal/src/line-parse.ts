@@ -31,16 +31,11 @@ function stringEnd(bytes: Uint8Array, from: number): number {
 }
 
 /**
- * The `type` of a canonical journal line (`{"id":"…","timestamp":"…","type":"…"`), read from the
- * raw bytes without JSON.parse.
- *
- * Guarantees: returns a type only when the line starts with exactly that canonical prefix and the
- * three strings hold no escapes; otherwise `undefined` (the caller must then parse the line).
- * It does not validate the rest of the line.
- *
- * @example sniffEventType(Buffer.from('{"id":"1-a","timestamp":"t","type":"info","data":{}}')) // "info"
+ * Where the `type` string of a canonical line sits: `[start, end)` byte indexes, or undefined
+ * when the line does not start with the exact canonical prefix (no allocation: the hot path of
+ * `events({types})`).
  */
-export function sniffEventType(bytes: Uint8Array): string | undefined {
+export function sniffTypeSpan(bytes: Uint8Array): [number, number] | undefined {
   if (!startsWithAt(bytes, 0, PREFIX_ID)) return undefined;
   const idEnd = stringEnd(bytes, PREFIX_ID.length);
   if (idEnd < 0 || !startsWithAt(bytes, idEnd + 1, SEP_TIMESTAMP)) return undefined;
@@ -51,7 +46,43 @@ export function sniffEventType(bytes: Uint8Array): string | undefined {
   if (typeEnd < 0) return undefined;
   const next = bytes[typeEnd + 1];
   if (next !== 0x2c && next !== 0x7d) return undefined; // `,` or `}` must follow the type string
-  return Buffer.from(bytes.buffer, bytes.byteOffset + typeStart, typeEnd - typeStart).toString("utf8");
+  return [typeStart, typeEnd];
+}
+
+/**
+ * The `type` of a canonical journal line (`{"id":"…","timestamp":"…","type":"…"`), read from the
+ * raw bytes without JSON.parse.
+ *
+ * Guarantees: returns a type only when the line starts with exactly that canonical prefix and the
+ * three strings hold no escapes; otherwise `undefined` (the caller must then parse the line).
+ * It does not validate the rest of the line.
+ *
+ * @example sniffEventType(Buffer.from('{"id":"1-a","timestamp":"t","type":"info","data":{}}')) // "info"
+ */
+export function sniffEventType(bytes: Uint8Array): string | undefined {
+  const span = sniffTypeSpan(bytes);
+  if (!span) return undefined;
+  return Buffer.from(bytes.buffer, bytes.byteOffset + span[0], span[1] - span[0]).toString("utf8");
+}
+
+/**
+ * A matcher for a set of types over raw lines: `true`/`false` when the canonical prefix says
+ * whether the line's type is in the set, `undefined` when it cannot tell (parse the line).
+ * Compares bytes; decodes nothing.
+ */
+export function typeSniffer(types: Iterable<string>): (bytes: Uint8Array) => boolean | undefined {
+  const needles = [...new Set(types)].map((t) => Buffer.from(t, "utf8"));
+  return (bytes) => {
+    const span = sniffTypeSpan(bytes);
+    if (!span) return undefined;
+    const len = span[1] - span[0];
+    outer: for (const n of needles) {
+      if (n.length !== len) continue;
+      for (let i = 0; i < len; i++) if (bytes[span[0] + i] !== n[i]) continue outer;
+      return true;
+    }
+    return false;
+  };
 }
 
 /** True for a line that holds only spaces, tabs or a carriage return (skipped silently). */

@@ -10,7 +10,7 @@ import {
   type RawLine, type ScanOptions,
 } from "@hankweave-journal/core";
 import { journalPresence, missingJournalError, openRegularForRead } from "./fs-checks.js";
-import { isBlankLine, parseEventLine, sniffEventType } from "./line-parse.js";
+import { isBlankLine, parseEventLine, typeSniffer } from "./line-parse.js";
 import { READ_CHUNK_BYTES, scanRawLineBatches } from "./line-scanner.js";
 import { readSidecarStatus } from "./sidecar.js";
 
@@ -29,21 +29,32 @@ export function tornTailFinding(raw: RawLine): Finding {
   };
 }
 
+/** A `types` filter: the set, and a byte-level sniffer over it. */
+export interface TypeFilter {
+  has(type: string): boolean;
+  sniff(bytes: Uint8Array): boolean | undefined;
+}
+
+/** Build the filter for `ScanOptions.types` (undefined when there is none). */
+export function typeFilter(types: readonly string[] | undefined): TypeFilter | undefined {
+  if (!types) return undefined;
+  const set = new Set(types);
+  const sniff = typeSniffer(set);
+  return { has: (t) => set.has(t), sniff };
+}
+
 /**
  * Classify one raw line: the record to yield, or undefined for a blank line, a line of another
  * (sniffed) type, a corrupt line or the torn tail (the last two reported through `onFinding`).
  * Synchronous, so batch loops pay no per-line await.
  */
-export function recordOfLine(raw: RawLine, types: ReadonlySet<string> | undefined, onFinding: ((f: Finding) => void) | undefined): JournalRecord | undefined {
+export function recordOfLine(raw: RawLine, types: TypeFilter | undefined, onFinding: ((f: Finding) => void) | undefined): JournalRecord | undefined {
   if (!raw.terminated) {
     onFinding?.(tornTailFinding(raw));
     return undefined;
   }
   if (raw.bytes.length === 0 || isBlankLine(raw.bytes)) return undefined;
-  if (types) {
-    const sniffed = sniffEventType(raw.bytes);
-    if (sniffed !== undefined && !types.has(sniffed)) return undefined;
-  }
+  if (types && types.sniff(raw.bytes) === false) return undefined;
   const parsed = parseEventLine(raw.bytes, raw.line, raw.offset);
   if (!parsed.ok) {
     onFinding?.(parsed.finding);
@@ -59,7 +70,7 @@ export function recordOfLine(raw: RawLine, types: ReadonlySet<string> | undefine
  * Shared with readers that produce raw lines differently (the dieted journal).
  */
 export async function* eventsFromRawLines(lines: AsyncIterable<RawLine>, opts: ScanOptions = {}): AsyncGenerator<JournalRecord> {
-  const types = opts.types ? new Set(opts.types) : undefined;
+  const types = typeFilter(opts.types);
   for await (const raw of lines) {
     const rec = recordOfLine(raw, types, opts.onFinding);
     if (rec) yield rec;
@@ -133,7 +144,7 @@ class PlainReader implements JournalReader {
   }
 
   async *events(opts: ScanOptions = {}): AsyncGenerator<JournalRecord> {
-    const types = opts.types ? new Set(opts.types) : undefined;
+    const types = typeFilter(opts.types);
     for await (const batch of this.lineBatches(opts)) {
       for (const raw of batch) {
         const rec = recordOfLine(raw, types, opts.onFinding);
