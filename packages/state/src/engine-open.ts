@@ -35,18 +35,23 @@ export interface OpenReport {
 
 const MAX_DIFFERENCES = 100;
 
-/**
- * Compare the saved states with the fold. Throws STATE_MISMATCH (nothing written) when the journal
- * has no state events but a saved state has runs: that state.json is the only copy of its runs.
- */
+/** True when the journal has no state events but a saved state has runs: that file is the only copy of its runs. */
+export function savedStateIsOnlyCopy(fold: FoldResult, saved: SavedStates): boolean {
+  const savedRuns = (saved.main.kind === "ok" ? saved.main.state.runs.length : 0) + (saved.bak.kind === "ok" ? saved.bak.state.runs.length : 0);
+  return fold.origin === "empty" && fold.state.runs.length === 0 && savedRuns > 0;
+}
+
+/** The error for replacing a state.json that is the only copy of its runs (nothing is written). */
+export function onlyCopyError(exec: string): JournalError {
+  return new JournalError("STATE_MISMATCH", "state.json has runs but the journal has no state transitions: refusing to replace it", { path: exec }, {
+    hint: "this directory's state is not journaled; move state.json (and .bak) away to start a journaled execution here",
+  });
+}
+
+/** Compare the saved states with the fold (pure; `rewrite` says whether state.json differs from the fold). */
 export function checkSavedState(exec: string, fold: FoldResult, saved: SavedStates):
   { rewrite: boolean; report: Omit<OpenReport, "journalRepair"> } {
-  const savedRuns = (saved.main.kind === "ok" ? saved.main.state.runs.length : 0) + (saved.bak.kind === "ok" ? saved.bak.state.runs.length : 0);
-  if (fold.origin === "empty" && fold.state.runs.length === 0 && savedRuns > 0) {
-    throw new JournalError("STATE_MISMATCH", "state.json has runs but the journal has no state transitions: refusing to replace it", { path: exec }, {
-      hint: "this directory's state is not journaled; move state.json (and .bak) away to start a journaled execution here",
-    });
-  }
+  void exec;
   const expected = serializeState(fold.state);
   const base = {
     origin: fold.origin, transitions: fold.transitions, lastLine: fold.lastLine, bakOnly: false, rewritten: false,

@@ -15,7 +15,7 @@ export {
 export type { StateFileRead, SavedStates, SaveOptions } from "./state-file.js";
 export { openStateEngine } from "./state-engine.js";
 export type { StateEngine, StateEngineOptions } from "./state-engine.js";
-export { checkSavedState, detectCrashedRuns, isPidDead } from "./engine-open.js";
+export { checkSavedState, detectCrashedRuns, isPidDead, savedStateIsOnlyCopy, onlyCopyError } from "./engine-open.js";
 export type { OpenReport, SavedStateStatus } from "./engine-open.js";
 export { summarizeState } from "./state-summary.js";
 export type { StateSummary } from "./state-summary.js";

@@ -23,7 +23,7 @@ import { openReader } from "@hankweave-journal/diet";
 import { foldJournal } from "./fold-journal.js";
 import { StateFolder } from "./state-folder.js";
 import { readSavedStates, savedStateOf, serializeState, writeStateText } from "./state-file.js";
-import { checkSavedState, detectCrashedRuns, type OpenReport } from "./engine-open.js";
+import { checkSavedState, detectCrashedRuns, onlyCopyError, savedStateIsOnlyCopy, type OpenReport } from "./engine-open.js";
 import { afterAppendHook } from "./test-hooks.js";
 
 export interface StateEngineOptions {
@@ -240,6 +240,7 @@ export async function openStateEngine(exec: string, opts: StateEngineOptions = {
       await reader.close();
     }
     const fold = folder.result(carryFrom);
+    if (savedStateIsOnlyCopy(fold, savedStates)) throw onlyCopyError(exec);
     const check = checkSavedState(exec, fold, savedStates);
     const report: OpenReport = { ...check.report, journalRepair: repaired(writer) ? writer.openReport : null };
     const engine = new Engine(exec, writer, folder, fold.origin === "foreign" ? carryFrom : null, lock, o, report);

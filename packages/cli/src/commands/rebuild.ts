@@ -5,7 +5,8 @@
 import path from "node:path";
 import { JournalError } from "@hankweave-journal/core";
 import {
-  checkSavedState, foldExecution, serializeState, summarizeState, writeStateText, type ExecutionFold, type FieldSource,
+  checkSavedState, foldExecution, onlyCopyError, savedStateIsOnlyCopy, serializeState, summarizeState, writeStateText,
+  type ExecutionFold, type FieldSource,
 } from "@hankweave-journal/state";
 import { parseCommandArgs } from "../args.js";
 import type { CliIO, Command } from "../io.js";
@@ -91,6 +92,7 @@ export const rebuildCommand: Command<RebuildArgs> = {
     const check = checkSavedState(exec, fold, fold.savedStates);
     let written = false;
     if (args.mode === "write" && check.rewrite) {
+      if (savedStateIsOnlyCopy(fold, fold.savedStates)) throw onlyCopyError(exec);
       await writeStateText(exec, serializeState(fold.state));
       written = true;
     }

@@ -1,4 +1,4 @@
-import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -100,6 +100,24 @@ describe.runIf(existsSync(CONF))("rebuild", () => {
     const r = await cli(["rebuild", exec]);
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/^error JOURNAL_NOT_FOUND/);
+    rmSync(exec, { recursive: true, force: true });
+  });
+});
+
+describe("rebuild never replaces the only copy of a state", () => {
+  it("reports a state.json whose runs the journal does not have, and --write refuses (STATE_MISMATCH)", async () => {
+    const exec = mkdtempSync(path.join(os.tmpdir(), "cli-state-onlycopy-"));
+    mkdirSync(layoutOf(exec).eventsDir, { recursive: true });
+    writeFileSync(layoutOf(exec).journal, JSON.stringify({ id: "1-a", timestamp: "2026-01-01T00:00:00.000Z", type: "info", data: { message: "x" } }) + "\n");
+    const text = JSON.stringify({ runs: [{ runId: "r", codons: [] }], currentRunId: null, executionPlan: [] }, null, 2);
+    writeFileSync(layoutOf(exec).state, text);
+    const summary = await cli(["rebuild", exec, "--json"]);
+    expect(summary.code).toBe(0);
+    expect(JSON.parse(summary.out)).toMatchObject({ origin: "empty", stateFile: "other-execution", written: false });
+    const w = await cli(["rebuild", exec, "--write"]);
+    expect(w.code).toBe(1);
+    expect(w.err).toMatch(/^error STATE_MISMATCH/);
+    expect(readFileSync(layoutOf(exec).state, "utf8")).toBe(text);
     rmSync(exec, { recursive: true, force: true });
   });
 });
