@@ -49,6 +49,9 @@ export function renderText(res: BenchResult): string {
   for (const t of res.targets) {
     out.push(`  ${formatBytes(t.sizeBytes).padEnd(9)} ${t.op.padEnd(16)} ${t.target.padEnd(34)} ${t.actual.padEnd(14)} ${t.met === null ? "n/a" : t.met ? "met" : "NOT met"}`);
   }
+  for (const i of res.inputs) {
+    out.push(`input ${formatBytes(i.journalBytes)} (${i.lines} lines, seed ${res.options.seed}, schema v1)${i.generatedSeconds === null ? " reused" : ` generated in ${i.generatedSeconds.toFixed(1)} s`}: ${i.exec}`);
+  }
   if (res.rssFloorMB !== null) out.push(`\npeak RSS includes the node + tsx floor of ${res.rssFloorMB.toFixed(0)} MB (an empty runner child).`);
   if (res.missingTools.length > 0) out.push(`missing tools: ${res.missingTools.join("; ")}`);
   return `${out.join("\n")}\n`;

@@ -6,6 +6,7 @@ import { AGENTIC_BACKBONE_TYPES, SENTINEL_TYPES, SERVER_STATE_TYPES, TRANSITION_
 import { COMMANDS, memoryIO, runCli } from "@hankweave-journal/cli";
 import { foldExecution, serializeState } from "@hankweave-journal/state";
 import { generateExecution } from "./write-execution.js";
+import { REPO_ROOT } from "../bench/measure.js";
 
 const root = mkdtempSync(join(tmpdir(), "hw-gen-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -169,5 +170,25 @@ describe("schema v2", () => {
     }
     expect(JSON.parse(readFileSync(layoutOf(exec).sidecar, "utf8")).eventSchemaVersion).toBe(2);
     expect(existsSync(layoutOf(exec).lock)).toBe(false);
+  });
+});
+
+describe("generate.ts (command line)", () => {
+  it("exits 2 on usage errors and 0 with a JSON report on success", async () => {
+    const { execFile } = await import("node:child_process");
+    const run = (args: string[]): Promise<{ code: number; out: string }> =>
+      new Promise((resolve) => {
+        execFile("node", ["--import", "tsx", "tools/src/generate.ts", ...args], { cwd: REPO_ROOT, encoding: "utf8" }, (err, stdout) => {
+          resolve({ code: err ? (err as { code?: number }).code ?? 1 : 0, out: stdout });
+        });
+      });
+    expect((await run([])).code).toBe(2);
+    expect((await run([fresh(), "--size", "lots"])).code).toBe(2);
+    expect((await run([fresh(), "--schema", "v3"])).code).toBe(2);
+    const x = fresh();
+    const ok = await run([x, "--size", "300KB", "--seed", "9", "--schema", "v2"]);
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.out)).toMatchObject({ exec: x, tornBytes: 0 });
+    expect((await run([x, "--size", "300KB"])).code).toBe(1); // GENERATE_TARGET_EXISTS
   });
 });
