@@ -12,7 +12,7 @@ import {
 import { eventsFromRawLines, isBlankLine, parseEventLine, sniffEventType } from "@hankweave-journal/journal";
 import { DietedSource } from "./dieted-source.js";
 import { readManifest } from "./manifest.js";
-import { findPointers } from "./rehydrate.js";
+import { listBlobs } from "@hankweave-journal/cas";
 
 class DietedReader implements JournalReader {
   readonly kind = "dieted" as const;
@@ -93,13 +93,10 @@ class DietedReader implements JournalReader {
   async info(): Promise<JournalInfo> {
     const layout = this.src.layout;
     const manifestBytes = (await fsp.stat(layout.manifest)).size;
-    // Stored bytes count the blobs this journal references (each once), not unrelated CAS content.
-    const shas = new Set<string>();
-    for await (const l of this.src.pointerLines()) {
-      if (l.rewritten) for (const p of findPointers(l.pointer.toString("utf8"))) shas.add(p.sha256);
-    }
+    // Stored bytes count the directory's whole CAS (one stat per blob, no decompression): the
+    // blobs of this journal, plus any left by an earlier diet of the same directory.
     let cas = 0;
-    for (const sha of shas) cas += (await fsp.stat(layout.casBlob(sha)).catch(() => ({ size: 0 }))).size;
+    for (const b of await listBlobs(layout)) cas += b.storedBytes;
     return {
       kind: "dieted",
       bytes: this.src.manifest.originalBytes,
