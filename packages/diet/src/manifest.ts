@@ -103,7 +103,8 @@ export function parseManifest(text: string, path?: string): DietManifest {
     for (const f of o.frames as FrameIndexEntry[]) {
       const ok = typeof f === "object" && f !== null && f.firstLine === line && f.originalOffset === offset &&
         isCount(f.lines) && f.lines > 0 && isCount(f.originalBytes) && Array.isArray(f.rewritten) &&
-        f.rewritten.every((r) => Array.isArray(r) && isCount(r[0]) && r[0] < f.lines && isCount(r[1]));
+        f.rewritten.every((r, i) => Array.isArray(r) && isCount(r[0]) && r[0] < f.lines && isCount(r[1]) &&
+          (i === 0 || r[0] > f.rewritten[i - 1][0]));
       if (!ok) throw invalid(path, `frame index entry at line ${line} is inconsistent`);
       line += f.lines;
       offset += f.originalBytes;

@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { parseManifest, serializeManifest, type DietManifest } from "./manifest.js";
+
+const base: DietManifest = {
+  schemaVersion: 1, dietVersion: 1, eventSchemaVersion: 2, totalEvents: 3, originalSha256: "a".repeat(64),
+  originalBytes: 300, segments: [{ id: 0, events: 3 }], dietedAt: "2026-03-05T12:00:00.000Z",
+  lines: 4, endsWithNewline: true, bodies: { moved: 1, unique: 1, movedBytes: 5000 },
+  frames: [
+    { firstLine: 0, lines: 3, originalOffset: 0, originalBytes: 200, rewritten: [[1, 120]] },
+    { firstLine: 3, lines: 1, originalOffset: 200, originalBytes: 100, rewritten: [] },
+  ],
+};
+
+function codeOf(f: () => unknown): string {
+  try {
+    f();
+    return "ok";
+  } catch (e) {
+    return (e as { code: string }).code;
+  }
+}
+
+describe("journal.meta.json", () => {
+  it("serializes the SPEC keys first, in order, then our extras, and parses back", () => {
+    const text = serializeManifest(base);
+    expect(Object.keys(JSON.parse(text))).toEqual([
+      "schemaVersion", "dietVersion", "eventSchemaVersion", "totalEvents", "originalSha256", "originalBytes", "segments", "dietedAt",
+      "lines", "endsWithNewline", "bodies", "frames",
+    ]);
+    expect(parseManifest(text)).toEqual(base);
+  });
+
+  it("accepts a reference-runtime manifest without our extra keys", () => {
+    const m = JSON.parse(serializeManifest(base));
+    for (const k of ["lines", "endsWithNewline", "bodies", "frames"]) delete m[k];
+    const parsed = parseManifest(JSON.stringify(m));
+    expect(parsed.frames).toBeUndefined();
+    expect(parsed.originalSha256).toBe(base.originalSha256);
+  });
+
+  it("rejects bad versions, shas, and frame indexes that do not add up", () => {
+    const bad = (patch: Record<string, unknown>) => codeOf(() => parseManifest(JSON.stringify({ ...JSON.parse(serializeManifest(base)), ...patch })));
+    expect(bad({ schemaVersion: 2 })).toBe("MANIFEST_INVALID");
+    expect(bad({ dietVersion: 3 })).toBe("MANIFEST_INVALID");
+    expect(bad({ originalSha256: "../x" })).toBe("MANIFEST_INVALID");
+    expect(bad({ originalBytes: 301 })).toBe("MANIFEST_INVALID");
+    expect(bad({ lines: 5 })).toBe("MANIFEST_INVALID");
+    expect(bad({ frames: [{ ...base.frames![0], rewritten: [[2, 1], [1, 1]] }, base.frames![1]] })).toBe("MANIFEST_INVALID");
+    expect(bad({ frames: [{ ...base.frames![0], rewritten: [[3, 1]] }, base.frames![1]] })).toBe("MANIFEST_INVALID");
+    expect(codeOf(() => parseManifest("{"))).toBe("MANIFEST_INVALID");
+  });
+});
