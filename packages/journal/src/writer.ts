@@ -3,6 +3,7 @@
  * queued appends written as one buffer (group commit), durability `none | batch | every`, the
  * sidecar every 1,000 events and on close, torn-tail repair at open.
  */
+import { writeSync } from "node:fs";
 import * as fsp from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import { JournalError, layoutOf, type JournalEvent } from "@hankweave-journal/core";
@@ -18,6 +19,8 @@ export type Durability = "none" | "batch" | "every";
 
 /** At most this many lines per write(2) (SPEC §2.4). */
 export const MAX_BATCH_LINES = 10_000;
+/** Writes up to this size are issued with writeSync (page-cache copy, no thread-pool hop). */
+export const SYNC_WRITE_MAX_BYTES = 256 * 1024;
 /** A batch also stops growing past this many bytes (it always holds at least one line). */
 export const MAX_BATCH_BYTES = 16 * 1024 * 1024;
 
@@ -182,7 +185,11 @@ class Writer implements JournalWriter {
     let off = 0;
     while (off < buf.length) {
       // Short writes are continued; the fd is O_APPEND so the position argument is not used.
-      const { bytesWritten } = await this.fh.write(buf, off, buf.length - off, null);
+      // Small writes go straight to the page cache synchronously (a few µs): a thread-pool round
+      // trip per append measured 3–5× slower for one-at-a-time appends. Large ones stay async.
+      const bytesWritten = buf.length - off <= SYNC_WRITE_MAX_BYTES
+        ? writeSync(this.fh.fd, buf, off, buf.length - off, null)
+        : (await this.fh.write(buf, off, buf.length - off, null)).bytesWritten;
       this.io.writes += 1;
       if (bytesWritten <= 0) throw new Error("write returned 0 bytes");
       off += bytesWritten;
