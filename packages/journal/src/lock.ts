@@ -132,7 +132,14 @@ async function writeLockAtomically(exec: string, info: LockInfo): Promise<void> 
   // A tmp name unique to this lockId so two claimants never write the same temp file.
   const tmp = `${l.lockTmp}-${info.lockId}`;
   try {
-    await fsp.writeFile(tmp, serializeLock(info));
+    // fsync before rename: a crash must never leave an empty lock (offline tools would refuse it forever).
+    const fh = await fsp.open(tmp, "w");
+    try {
+      await fh.writeFile(serializeLock(info));
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
     await fsp.rename(tmp, l.lock);
     await fsyncDir(l.hankweave);
   } catch (e) {
