@@ -204,8 +204,7 @@ class PlainReader implements JournalReader {
     await this.fh.read(last, 0, 1, size - 1);
     // Walk backwards; the final fragment (no trailing \n) is a torn tail, not an event.
     let skipCurrent = last[0] !== 10;
-    let lineEnd = skipCurrent ? size : size - 1; // exclusive end of the current line
-    let pos = lineEnd;
+    let pos = skipCurrent ? size : size - 1; // exclusive end of the unread region (the final \n excluded)
     let pieces: Buffer[] = [];
     // Collected newest first: offset, bytes, index from the end among terminated lines.
     const found: { offset: number; bytes: Buffer; event: JournalRecord["event"]; fromEnd: number }[] = [];
@@ -235,7 +234,6 @@ class PlainReader implements JournalReader {
       for (let nl = right > 0 ? buf.lastIndexOf(10, right - 1) : -1; nl >= 0 && found.length < n; nl = right > 0 ? buf.lastIndexOf(10, right - 1) : -1) {
         pieces.push(buf.subarray(nl + 1, right));
         finishLine(start + nl + 1);
-        lineEnd = start + nl;
         right = nl;
       }
       if (found.length >= n) break;
