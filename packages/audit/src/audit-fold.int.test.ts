@@ -1,0 +1,69 @@
+import { readdirSync, readFileSync } from "node:fs";
+import * as path from "node:path";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { JournalEvent } from "@hankweave-journal/core";
+import { AuditFold, type AuditFoldSnapshot } from "./audit-fold.js";
+import type { AuditFinding, AuditRow, EventInfo } from "./audit-types.js";
+import { summarizeRuns } from "./run-summary.js";
+
+const FIXTURES = path.resolve(import.meta.dirname, "../../../fixtures/audit");
+
+/** Parsed lines of a fixture journal (corrupt lines become reader-style findings, like the reader does). */
+function load(name: string): ({ line: number; offset: number; size: number; event: JournalEvent } | { line: number; bad: true })[] {
+  const text = readFileSync(path.join(FIXTURES, name, ".hankweave/events/events.jsonl"), "utf8");
+  const parts = text.split("\n");
+  if (parts[parts.length - 1] === "") parts.pop(); // a torn tail (no final \n) stays as the last part
+  let offset = 0;
+  return parts.map((l, line) => {
+    const size = Buffer.byteLength(l);
+    const at = offset;
+    offset += size + 1;
+    try {
+      return { line, offset: at, size, event: JSON.parse(l) as JournalEvent };
+    } catch {
+      return { line, bad: true as const };
+    }
+  });
+}
+
+function run(lines: ReturnType<typeof load>, split: number | null): { rows: AuditRow[]; findings: AuditFinding[]; events: EventInfo[]; summary: unknown } {
+  const rows: AuditRow[] = [];
+  const findings: AuditFinding[] = [];
+  const events: EventInfo[] = [];
+  const sink = { row: (r: AuditRow) => void rows.push(r), finding: (f: AuditFinding) => void findings.push(f), event: (e: EventInfo) => void events.push(e) };
+  let fold = new AuditFold(sink);
+  lines.forEach((l, i) => {
+    if (split !== null && i === split) {
+      // What the index does: snapshot to JSON, then resume with the ids it stored.
+      const snap = JSON.parse(JSON.stringify(fold.snapshot())) as AuditFoldSnapshot;
+      const ids = new Map<string, number>();
+      for (const e of events) if (!ids.has(e.id)) ids.set(e.id, e.line);
+      fold = new AuditFold(sink, snap, ids);
+    }
+    if ("bad" in l) fold.finding({ code: "CORRUPT_LINE", severity: "error", message: `line ${l.line}`, line: l.line });
+    else fold.event(l);
+  });
+  return { rows, findings, events, summary: summarizeRuns(fold.state, fold.lines) };
+}
+
+describe("the audit fold", () => {
+  const names = readdirSync(FIXTURES).filter((d) => d.startsWith("ok-") || d.startsWith("planted-")).sort();
+
+  it("resumed from a JSON snapshot at any line gives the same rows, findings and attempts as one pass", () => {
+    for (const name of names) {
+      const lines = load(name);
+      const whole = run(lines, null);
+      fc.assert(fc.property(fc.integer({ min: 0, max: lines.length }), (k) => {
+        expect(run(lines, k)).toEqual(whole);
+      }), { numRuns: 25 });
+    }
+  });
+
+  it("attributes non-transition events to the current run and keeps the codon of their data", () => {
+    const { events } = run(load("ok-budget-loop-level"), null);
+    const tokenUsage = events.find((e) => e.type === "token.usage");
+    expect(tokenUsage).toMatchObject({ run: "1772736618402-nf8ud", codon: "loop-codon#0", category: "server-state" });
+    expect(events.find((e) => e.type === "assistant.action")?.category).toBe("agentic-backbone");
+  });
+});
