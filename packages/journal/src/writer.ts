@@ -270,6 +270,8 @@ export async function openJournalWriter(exec: string, opts: WriterOptions = {}):
     }
   }
   await assertRegularFile(l.journal);
+  // Sweep a sidecar temp left by a crash between its write and its rename (it is never trusted).
+  await fsp.rm(l.sidecarTmp, { force: true }).catch(() => undefined);
   const plan = await planRepair(exec, { trustSidecar: true });
   const repair = plan.actions.length > 0 ? await applyRepair(plan) : null;
   let fh: FileHandle;
