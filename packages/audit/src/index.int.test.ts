@@ -117,6 +117,19 @@ describe.runIf(existsSync(CONF))("the SQLite index", () => {
     expect(queryIndex(exec, "SELECT count(*) AS n FROM events").columns).toEqual(["n"]);
   });
 
+  it("indexes a dieted journal to the same tables as the plain one (rebuilt when the kind changes, then unchanged)", async () => {
+    const { applyDiet } = await import("@hankweave-journal/diet");
+    const exec = copyExecution("plan-gen-execution");
+    await buildIndex(exec);
+    const plain = dump(exec);
+    await applyDiet(exec);
+    const r = await buildIndex(exec);
+    expect(r).toMatchObject({ mode: "full", reason: "journal kind changed (plain → dieted)" });
+    expect((await buildIndex(exec)).mode).toBe("unchanged");
+    const dieted = dump(exec);
+    for (const t of INDEX_TABLES) if (t !== "meta") expect(dieted[t], t).toEqual(plain[t]);
+  });
+
   it("answers the three documented debugging queries", async () => {
     const exec = copyExecution("plan-gen-execution");
     await buildIndex(exec);
