@@ -68,12 +68,15 @@ function findingsSection(data: ReportData): string {
   const total = data.findingCounts.error + data.findingCounts.warning + data.findingCounts.info;
   if (total === 0) return `<h2>Audit findings</h2><p class="ok">No findings: every line parsed and every transition recomputed exactly.</p>`;
   const codes = AUDIT_CODES as Record<string, AuditCodeInfo>;
-  const rows = data.findings.map((f) => `<tr><td class="sev-${f.severity}">${esc(f.severity)}</td>
+  // Errors first, then warnings, then info; by line within each.
+  const rank = { error: 0, warning: 1, info: 2 } as const;
+  const sorted = [...data.findings].sort((a, b) => rank[a.severity] - rank[b.severity] || a.line - b.line);
+  const rows = sorted.map((f) => `<tr><td class="sev-${f.severity}">${esc(f.severity)}</td>
 <td class="num">${f.line}</td><td><code title="${esc(codes[f.code]?.meaning ?? "")}">${esc(f.code)}</code></td>
 <td><code>${esc(f.codon ?? "")}</code></td><td>${esc(f.message.replace(/^line \d+: /, ""))}</td></tr>`).join("");
   return `<h2>Audit findings</h2>
 <p class="sub">${data.findingCounts.error} errors, ${data.findingCounts.warning} warnings, ${data.findingCounts.info} info.
-"line" is the line number in <code>events.jsonl</code>, counted from 0. Hover a code for its meaning.
+Errors first, then warnings, then info. "line" is the line number in <code>events.jsonl</code>, counted from 0. Hover a code for its meaning.
 ${data.findingsOmitted > 0 ? `${data.findingsOmitted} more findings are not listed here (run <code>hankweave-journal audit</code>).` : ""}</p>
 <table><tr><th>severity</th><th>line</th><th>code</th><th>codon</th><th>what</th></tr>${rows}</table>`;
 }
