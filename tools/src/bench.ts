@@ -45,7 +45,7 @@ export function parseBenchArgs(argv: string[]): { opts: Omit<BenchOptions, "log"
   if (!Number.isInteger(seed) || seed < 0) throw `--seed: not a non-negative integer: ${values.seed}`;
   return {
     opts: {
-      sizes, rounds, seed, smoke: values.smoke === true,
+      sizes, rounds, seed, smoke: values.smoke === true, quick: values.quick === true,
       only: values.only ? values.only.split(",").map((s) => s.trim()).filter((s) => s.length > 0) : null,
       workDir: values.work ?? DEFAULT_WORK_DIR, zstd19MaxBytes: 100_000_000, install: values["no-install"] !== true,
       timeoutMs: values.smoke ? 120_000 : 1_800_000,

@@ -18,6 +18,8 @@ export interface BenchOptions {
   /** Only these operations (names or prefixes, e.g. "diet" matches both diets); null = all. */
   only: string[] | null;
   smoke: boolean;
+  /** `--quick`: slow baselines (jq) run one round only. */
+  quick: boolean;
   seed: number;
   /** Where inputs and scratch copies live (gitignored `.bench/`). */
   workDir: string;
@@ -62,6 +64,9 @@ export interface BenchResult {
   rows: BenchRow[];
   targets: TargetVerdict[];
 }
+
+/** Under --quick, contenders slower than this (first round, wall) run one round only. */
+export const QUICK_REPEAT_MAX_MS = 15_000;
 
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
@@ -177,7 +182,10 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
         // Alternate: every contender once per round, in a rotating order.
         const order = op.contenders.map((_, i) => op.contenders[(i + round) % op.contenders.length]);
         for (const c of order) {
-          if (c.unavailable || (c.oneRound && round > 0)) continue;
+          if (c.unavailable || ((c.oneRound || (o.quick && c.slow)) && round > 0)) continue;
+          // --quick: a contender whose first round took longer than this is not repeated.
+          const first = runs.get(c.name)?.[0];
+          if (o.quick && round > 0 && first && first.wallMs > QUICK_REPEAT_MAX_MS) continue;
           const cmd = c.prepare(round);
           const m = measure(cmd, tools, o.timeoutMs);
           runs.set(c.name, [...(runs.get(c.name) ?? []), m]);
@@ -219,7 +227,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
   }
   const result: BenchResult = {
     startedAt, seconds: (performance.now() - t0) / 1000, machine: machineInfo(),
-    options: { sizes: o.sizes, rounds: o.rounds, only: o.only, smoke: o.smoke, seed: o.seed, workDir: o.workDir, zstd19MaxBytes: o.zstd19MaxBytes, install: o.install, timeoutMs: o.timeoutMs },
+    options: { sizes: o.sizes, rounds: o.rounds, only: o.only, smoke: o.smoke, quick: o.quick, seed: o.seed, workDir: o.workDir, zstd19MaxBytes: o.zstd19MaxBytes, install: o.install, timeoutMs: o.timeoutMs },
     missingTools: missing, inputs, rssFloorMB: floor.rssKB !== null ? floor.rssKB / 1024 : null, rows, targets: [],
   };
   result.targets = evaluateTargets(rows);

@@ -24,6 +24,8 @@ export interface Contender {
   units?: "bytes" | "events";
   /** Skip all but the first round (very slow baselines). */
   oneRound?: boolean;
+  /** Slow baseline: one round only under `--quick` (keeps it under 5 minutes). */
+  slow?: boolean;
 }
 
 /** One operation with its contenders; `primary` names the baseline ratios are taken against. */
@@ -147,7 +149,7 @@ export function operations(ctx: OpContext): Operation[] {
     contenders: [
       { name: "ours", role: "ours", unavailable: ctx.lib.has("diet.openReader") ? null : NOT_IMPLEMENTED, prepare: () => ({ runner: { op: "read", exec: ctx.exec } }) },
       { name: "wc -l", role: "baseline", unavailable: need(ctx.tools.wc, "wc"), prepare: () => ({ shell: `wc -l ${q(journal)} >/dev/null` }) },
-      { name: "jq -c .", role: "baseline", unavailable: need(ctx.tools.jq, "jq"), prepare: () => ({ shell: `jq -c . ${q(journal)} >/dev/null` }) },
+      { name: "jq -c .", role: "baseline", slow: true, unavailable: need(ctx.tools.jq, "jq"), prepare: () => ({ shell: `jq -c . ${q(journal)} >/dev/null` }) },
     ],
   });
 
@@ -161,7 +163,7 @@ export function operations(ctx: OpContext): Operation[] {
       { name: "ours", role: "ours", unavailable: rebuild ? null : NOT_IMPLEMENTED, prepare: () => rebuild as Command },
       { name: "naive fold", role: "baseline", unavailable: null, prepare: () => ({ runner: { op: "naive-fold", journal } }) },
       {
-        name: "jq | fold", role: "baseline", unavailable: need(ctx.tools.jq, "jq"),
+        name: "jq | fold", role: "baseline", slow: true, unavailable: need(ctx.tools.jq, "jq"),
         prepare: () => ({
           shell: `jq -c 'select(.type=="state.transition")' ${q(journal)} | node --import tsx tools/src/bench/runner.ts '{"op":"fold-stdin"}' >/dev/null`,
         }),
