@@ -27,8 +27,10 @@ export type {
   CheckpointCreatedTransition, InitialCheckpointSetTransition, CodonFinalCostSetTransition,
   SentinelStatesUpdatedTransition,
 } from "./state-types.js";
-export { initialState, evolve, evolveReport, nextResultingState } from "./reducer.js";
-export type { EvolveResult } from "./reducer.js";
+export { initialState, evolve, evolveReport, nextResultingState, planTransition } from "./reducer.js";
+export type { EvolveResult, TransitionPlan } from "./reducer.js";
+export { applyEditInPlace } from "./reducer-inplace.js";
+export type { CodonEditPlan } from "./reducer-inplace.js";
 export { codonCost, totalCost, currentRunCost } from "./costs.js";
 export {
   CODON_STATUSES, CODON_TRANSITIONS, isCodonStatus, isTerminalCodonStatus, isValidCodonEdge, missingMetadata,

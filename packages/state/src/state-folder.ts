@@ -9,8 +9,8 @@
  * carried from a saved state.json or approximated, every such field reported.
  */
 import {
-  currentRunCost, evolveReport, initialState, PLAN_UPDATED_TYPE, totalCost,
-  type CodonExecution, type EvolveResult, type Finding, type HankweaveState, type JournalEvent, type ResultingState,
+  applyEditInPlace, currentRunCost, initialState, planTransition, PLAN_UPDATED_TYPE, totalCost,
+  type CodonExecution, type EvolveResult, type TransitionPlan, type Finding, type HankweaveState, type JournalEvent, type ResultingState,
   type Run, type StateTransition,
 } from "@hankweave-journal/core";
 import { patchForeignClock, type ClockFacts, type FieldSource } from "./foreign-clock.js";
@@ -43,6 +43,12 @@ export interface FoldResult {
 
 const TERMINAL = new Set(["completed", "failed", "skipped"]);
 const RECOMPUTE_TYPES = new Set(["RunStarted", "CostsUpdated", "CostsIncremented", "CodonFinalCostSet"]);
+/**
+ * In-place edits that may change what `totalCost`/`currentRunCost` compute (a status change). The
+ * other edited types (costs: recomputed right after; message/extension counts, checkpoints,
+ * sentinels, a new `preparing` record: cost 0) leave the cost figures of the state unchanged.
+ */
+const COST_CHANGING_EDITS = new Set(["CodonTransitioned"]);
 
 /** A position in the journal (what a reader yields). */
 export interface FoldInput {
@@ -67,12 +73,22 @@ export function transitionOf(data: unknown): StateTransition | null {
 export class StateFolder {
   private raw: HankweaveState = initialState();
   /**
+   * The containers of `raw` this folder may mutate (its private copies). A rebuild applies the hot
+   * transitions (one codon record replaced or appended) in place instead of copying the run's
+   * codons array each time; the set is renewed whenever `raw` is handed out (`rawState`,
+   * `result()`), so a state anyone else holds is never mutated.
+   */
+  private owned = new WeakSet<object>();
+  /**
    * resultingState is computed lazily: its costs are those of the state after the last
    * RunStarted/Costs* transition (0 before any), currentRunCost zeroed by a later RunCompleted/
    * RunFailed — exactly what chaining nextResultingState gives (SPEC §4.3). Recomputing the
    * bit-exact sums after every cost transition is O(codons), so a rebuild only does it once.
+   * `costsFrom` is that state (possibly `raw` itself: later in-place edits keep its cost figures,
+   * see COST_CHANGING_EDITS); `costsSnap` holds the figures once an edit would change them.
    */
-  private recomputeAt: HankweaveState | null = null;
+  private costsFrom: HankweaveState | null = null;
+  private costsSnap: { total: number; current: number } | null = null;
   private zeroed = false;
   private rsCache: ResultingState | null = null;
   private readonly found: Finding[] = [];
@@ -89,18 +105,19 @@ export class StateFolder {
 
   /** The raw reducer state (line-timestamp clock, no carrying). */
   get rawState(): HankweaveState {
+    this.owned = new WeakSet();
     return this.raw;
   }
 
   get resultingState(): ResultingState | null {
     if (this.count === 0) return null;
     if (this.rsCache === null) {
-      const at = this.recomputeAt;
+      const costs = this.costs();
       this.rsCache = {
         currentRunId: this.raw.currentRunId,
         runCount: this.raw.runs.length,
-        totalCost: at === null ? 0 : totalCost(at),
-        currentRunCost: at === null || this.zeroed ? 0 : currentRunCost(at),
+        totalCost: costs.total,
+        currentRunCost: this.zeroed ? 0 : costs.current,
       };
     }
     return this.rsCache;
@@ -164,11 +181,28 @@ export class StateFolder {
   ): { finding: Finding | null } {
     this.decide("foreign");
     const before = this.raw;
-    const r = precomputed?.result ?? evolveReport(before, t, at);
-    this.raw = r.state;
+    let r: EvolveResult;
+    let plan: TransitionPlan | null = null;
+    let replaced: CodonExecution | undefined;
+    if (precomputed) {
+      r = precomputed.result;
+      this.raw = r.state;
+    } else {
+      plan = planTransition(before, t, at, this.owned);
+      if (plan.edit === null) {
+        r = plan;
+        this.raw = plan.state;
+      } else {
+        if (COST_CHANGING_EDITS.has(t.type)) this.freezeCosts();
+        if (plan.edit === "replace") replaced = before.runs[plan.ri].codons[plan.ci];
+        this.raw = applyEditInPlace(before, plan, this.owned);
+        r = { state: this.raw, finding: null };
+      }
+    }
     this.count += 1;
     if (RECOMPUTE_TYPES.has(t.type)) {
-      this.recomputeAt = this.raw;
+      this.costsFrom = this.raw;
+      this.costsSnap = null;
       this.zeroed = false;
     } else if (t.type === "RunCompleted" || t.type === "RunFailed") {
       this.zeroed = true;
@@ -179,7 +213,10 @@ export class StateFolder {
       if (rec.offset !== undefined) finding.byteOffset = rec.offset;
       this.found.push(finding);
     }
-    if (this.origin === "foreign") this.trackClock(before, this.raw, t, rec.line);
+    if (this.origin === "foreign") {
+      if (plan === null || plan.edit === null) this.trackClock(before, this.raw, t, rec.line);
+      else this.trackEdit(t, plan, replaced, rec.line);
+    }
     this.touch(rec.line);
     this.rsCache = precomputed?.resultingState ?? null;
     return { finding };
@@ -188,6 +225,7 @@ export class StateFolder {
   /** The fold so far; `saved` is a saved state.json to carry clock fields and executionPlan from (foreign only). */
   result(saved: HankweaveState | null = null): FoldResult {
     if (this.cache && this.cache.saved === saved) return this.cache.result;
+    this.owned = new WeakSet();
     const base = {
       resultingState: this.resultingState, findings: this.found.slice(), lastLine: this.last, transitions: this.count,
       origin: this.origin,
@@ -202,6 +240,20 @@ export class StateFolder {
     }
     this.cache = { saved, result };
     return result;
+  }
+
+  /** The cost figures of `costsFrom` (or its snapshot); zeros before any cost transition. */
+  private costs(): { total: number; current: number } {
+    if (this.costsSnap !== null) return this.costsSnap;
+    const at = this.costsFrom;
+    return at === null ? { total: 0, current: 0 } : { total: totalCost(at), current: currentRunCost(at) };
+  }
+
+  /** Before an in-place edit that may change cost figures: fix them if `costsFrom` may share containers with `raw`. */
+  private freezeCosts(): void {
+    if (this.costsFrom === null || this.costsSnap !== null) return;
+    this.costsSnap = this.costs();
+    this.costsFrom = null;
   }
 
   private decide(origin: "native" | "foreign"): void {
@@ -254,6 +306,21 @@ export class StateFolder {
       if (recd.status !== s.status || !TERMINAL.has(recd.status)) continue;
       if (typeof s.startTime === "string" && s.startTime) setExact(this.clock.exactStart, run.runId, idx, s.startTime);
       if (typeof s.endTime === "string" && s.endTime) setExact(this.clock.exactEnd, run.runId, idx, s.endTime);
+    }
+  }
+
+  /** trackClock for an in-place edit: only record `plan.ci` of run `plan.ri` changed (`replaced` was its old value). */
+  private trackEdit(t: StateTransition, plan: Extract<TransitionPlan, { edit: "replace" | "append" }>, replaced: CodonExecution | undefined, line: number): void {
+    const runId = this.raw.runs[plan.ri].runId;
+    if (t.type === "CodonStarted") {
+      this.clock.approx.set(key(runId, plan.ci, "start"), line);
+    } else if (t.type === "CodonTransitioned") {
+      const n = plan.record;
+      if (!TERMINAL.has(n.status)) return;
+      if (replaced === undefined || !TERMINAL.has(replaced.status) || endOf(replaced) !== endOf(n)) {
+        this.clock.approx.set(key(runId, plan.ci, "end"), line);
+        this.clock.exactEnd.get(runId)?.delete(plan.ci);
+      }
     }
   }
 
