@@ -13,15 +13,14 @@ const BACKSLASH = 0x5c;
 /** Sniffing gives up past this many bytes: canonical ids, timestamps and types are far shorter. */
 const SNIFF_LIMIT_BYTES = 512;
 
-function startsWithAt(bytes: Uint8Array, at: number, prefix: Buffer): boolean {
-  if (at + prefix.length > bytes.length) return false;
+function startsWithAt(bytes: Uint8Array, at: number, end: number, prefix: Buffer): boolean {
+  if (at + prefix.length > end) return false;
   for (let i = 0; i < prefix.length; i++) if (bytes[at + i] !== prefix[i]) return false;
   return true;
 }
 
 /** Index of the closing quote of a JSON string starting at `from`; -1 on an escape or past the limit. */
-function stringEnd(bytes: Uint8Array, from: number): number {
-  const limit = Math.min(bytes.length, SNIFF_LIMIT_BYTES);
+function stringEnd(bytes: Uint8Array, from: number, limit: number): number {
   for (let i = from; i < limit; i++) {
     const b = bytes[i];
     if (b === QUOTE) return i;
@@ -36,17 +35,31 @@ function stringEnd(bytes: Uint8Array, from: number): number {
  * `events({types})`).
  */
 export function sniffTypeSpan(bytes: Uint8Array): [number, number] | undefined {
-  if (!startsWithAt(bytes, 0, PREFIX_ID)) return undefined;
-  const idEnd = stringEnd(bytes, PREFIX_ID.length);
-  if (idEnd < 0 || !startsWithAt(bytes, idEnd + 1, SEP_TIMESTAMP)) return undefined;
-  const tsEnd = stringEnd(bytes, idEnd + 1 + SEP_TIMESTAMP.length);
-  if (tsEnd < 0 || !startsWithAt(bytes, tsEnd + 1, SEP_TYPE)) return undefined;
+  const typeStart = sniffTypeStartAt(bytes, 0, bytes.length);
+  return typeStart < 0 ? undefined : [typeStart, sniffedTypeEnd];
+}
+
+/** The closing quote of the type string found by the latest successful `sniffTypeStartAt`. */
+let sniffedTypeEnd = -1;
+
+/**
+ * `sniffTypeSpan` of the line `bytes[start, end)` (no view needed): the index where the type
+ * string starts (its closing quote is then within the sniff limit), or -1.
+ */
+function sniffTypeStartAt(bytes: Uint8Array, start: number, end: number): number {
+  const limit = Math.min(end, start + SNIFF_LIMIT_BYTES);
+  if (!startsWithAt(bytes, start, end, PREFIX_ID)) return -1;
+  const idEnd = stringEnd(bytes, start + PREFIX_ID.length, limit);
+  if (idEnd < 0 || !startsWithAt(bytes, idEnd + 1, end, SEP_TIMESTAMP)) return -1;
+  const tsEnd = stringEnd(bytes, idEnd + 1 + SEP_TIMESTAMP.length, limit);
+  if (tsEnd < 0 || !startsWithAt(bytes, tsEnd + 1, end, SEP_TYPE)) return -1;
   const typeStart = tsEnd + 1 + SEP_TYPE.length;
-  const typeEnd = stringEnd(bytes, typeStart);
-  if (typeEnd < 0) return undefined;
+  const typeEnd = stringEnd(bytes, typeStart, limit);
+  if (typeEnd < 0 || typeEnd + 1 >= end) return -1;
   const next = bytes[typeEnd + 1];
-  if (next !== 0x2c && next !== 0x7d) return undefined; // `,` or `}` must follow the type string
-  return [typeStart, typeEnd];
+  if (next !== 0x2c && next !== 0x7d) return -1; // `,` or `}` must follow the type string
+  sniffedTypeEnd = typeEnd;
+  return typeStart;
 }
 
 /**
@@ -71,14 +84,24 @@ export function sniffEventType(bytes: Uint8Array): string | undefined {
  * Compares bytes; decodes nothing.
  */
 export function typeSniffer(types: Iterable<string>): (bytes: Uint8Array) => boolean | undefined {
+  const at = typeSnifferAt(types);
+  return (bytes) => at(bytes, 0, bytes.length);
+}
+
+/**
+ * `typeSniffer` over the line `bytes[start, end)` of a larger buffer (a read chunk), so lines of
+ * other types are rejected without creating a view or any object.
+ * @example typeSnifferAt(["info"])(chunk, 120, 180) // true | false | undefined
+ */
+export function typeSnifferAt(types: Iterable<string>): (bytes: Uint8Array, start: number, end: number) => boolean | undefined {
   const needles = [...new Set(types)].map((t) => Buffer.from(t, "utf8"));
-  return (bytes) => {
-    const span = sniffTypeSpan(bytes);
-    if (!span) return undefined;
-    const len = span[1] - span[0];
+  return (bytes, start, end) => {
+    const typeStart = sniffTypeStartAt(bytes, start, end);
+    if (typeStart < 0) return undefined;
+    const len = sniffedTypeEnd - typeStart;
     outer: for (const n of needles) {
       if (n.length !== len) continue;
-      for (let i = 0; i < len; i++) if (bytes[span[0] + i] !== n[i]) continue outer;
+      for (let i = 0; i < n.length; i++) if (bytes[typeStart + i] !== n[i]) continue outer;
       return true;
     }
     return false;

@@ -73,6 +73,69 @@ export async function* scanRawLineBatches(
 }
 
 /**
+ * Called for each physical line by `scanLineChunks`: the line is `buf[start, end)` (no `\n`),
+ * numbered `line`, at file offset `offset`; `terminated` is false only for a final fragment. The
+ * bytes are valid only during the call (copy or `subarray` them to keep them for the current batch).
+ */
+export type LineVisitor<T> = (buf: Buffer, start: number, end: number, line: number, offset: number, terminated: boolean) => T | undefined;
+
+/**
+ * Like `scanRawLineBatches`, but no object is created per line: `visit` sees each line in place in
+ * the read chunk and returns what to keep (undefined to skip). Yields the kept values once per read
+ * chunk (an empty array when none, so a caller can stop between chunks); a view made with
+ * `buf.subarray(start, end)` stays valid until the next batch is requested.
+ */
+export async function* scanLineChunks<T>(
+  fh: FileHandle,
+  visit: LineVisitor<T>,
+  start: ScanStart = { offset: 0, line: 0 },
+  chunkBytes: number = READ_CHUNK_BYTES,
+): AsyncGenerator<T[]> {
+  let position = start.offset;
+  let line = start.line;
+  let lineOffset = start.offset;
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  for (;;) {
+    // A fresh buffer per read: views kept by the previous batch may still reference the old one.
+    const chunk = Buffer.allocUnsafe(chunkBytes);
+    const { bytesRead } = await fh.read(chunk, 0, chunkBytes, position);
+    if (bytesRead === 0) break;
+    position += bytesRead;
+    const data = bytesRead === chunkBytes ? chunk : chunk.subarray(0, bytesRead);
+    const batch: T[] = [];
+    let from = 0;
+    for (let nl = data.indexOf(NEWLINE, 0); nl >= 0; nl = data.indexOf(NEWLINE, from)) {
+      let kept: T | undefined;
+      if (pendingBytes > 0) {
+        pending.push(data.subarray(from, nl));
+        const joined = Buffer.concat(pending, pendingBytes + (nl - from));
+        pending = [];
+        pendingBytes = 0;
+        kept = visit(joined, 0, joined.length, line, lineOffset, true);
+        lineOffset += joined.length + 1;
+      } else {
+        kept = visit(data, from, nl, line, lineOffset, true);
+        lineOffset += nl - from + 1;
+      }
+      if (kept !== undefined) batch.push(kept);
+      line += 1;
+      from = nl + 1;
+    }
+    if (from < bytesRead) {
+      pending.push(data.subarray(from, bytesRead));
+      pendingBytes += bytesRead - from;
+    }
+    yield batch;
+  }
+  if (pendingBytes > 0) {
+    const joined = Buffer.concat(pending, pendingBytes);
+    const kept = visit(joined, 0, joined.length, line, lineOffset, false);
+    yield kept === undefined ? [] : [kept];
+  }
+}
+
+/**
  * Yield every physical line of `fh` from `start` (the flattened `scanRawLineBatches`).
  *
  * @example for await (const l of scanRawLines(fh, { offset: 0, line: 0 })) console.log(l.line, l.offset);

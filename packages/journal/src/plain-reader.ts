@@ -10,8 +10,8 @@ import {
   type RawLine, type ScanOptions,
 } from "@hankweave-journal/core";
 import { journalPresence, missingJournalError, openRegularForRead } from "./fs-checks.js";
-import { isBlankLine, parseEventLine, typeSniffer } from "./line-parse.js";
-import { READ_CHUNK_BYTES, scanRawLineBatches } from "./line-scanner.js";
+import { isBlankLine, parseEventLine, typeSnifferAt } from "./line-parse.js";
+import { READ_CHUNK_BYTES, scanLineChunks, scanRawLineBatches } from "./line-scanner.js";
 import { readSidecarStatus } from "./sidecar.js";
 
 /** A scan records an anchor (line → offset) every this many lines, for getLine/page/tail. */
@@ -33,14 +33,16 @@ export function tornTailFinding(raw: RawLine): Finding {
 export interface TypeFilter {
   has(type: string): boolean;
   sniff(bytes: Uint8Array): boolean | undefined;
+  /** `sniff` of the line `bytes[start, end)` of a larger buffer. */
+  sniffAt(bytes: Uint8Array, start: number, end: number): boolean | undefined;
 }
 
 /** Build the filter for `ScanOptions.types` (undefined when there is none). */
 export function typeFilter(types: readonly string[] | undefined): TypeFilter | undefined {
   if (!types) return undefined;
   const set = new Set(types);
-  const sniff = typeSniffer(set);
-  return { has: (t) => set.has(t), sniff };
+  const sniffAt = typeSnifferAt(set);
+  return { has: (t) => set.has(t), sniff: (bytes) => sniffAt(bytes, 0, bytes.length), sniffAt };
 }
 
 /**
@@ -143,13 +145,31 @@ class PlainReader implements JournalReader {
     for await (const batch of this.lineBatches(range)) yield* batch;
   }
 
+  /**
+   * One pass over the chunks: a line outside the range or whose sniffed type is not wanted costs
+   * the newline search and the sniff only (no view, no object); the others go through recordOfLine.
+   */
   async *events(opts: ScanOptions = {}): AsyncGenerator<JournalRecord> {
     const types = typeFilter(opts.types);
-    for await (const batch of this.lineBatches(opts)) {
-      for (const raw of batch) {
-        const rec = recordOfLine(raw, types, opts.onFinding);
-        if (rec) yield rec;
+    const onFinding = opts.onFinding;
+    const from = opts.fromLine ?? 0;
+    const to = opts.toLine ?? Number.POSITIVE_INFINITY;
+    if (from > to) return;
+    await this.validateAnchors();
+    let past = false;
+    const visit = (buf: Buffer, start: number, end: number, line: number, offset: number, terminated: boolean): JournalRecord | undefined => {
+      if (line % ANCHOR_EVERY_LINES === 0 && terminated) this.addAnchor(line, offset);
+      if (line < from) return undefined;
+      if (line > to) {
+        past = true;
+        return undefined;
       }
+      if (terminated && types !== undefined && types.sniffAt(buf, start, end) === false) return undefined;
+      return recordOfLine({ line, offset, bytes: buf.subarray(start, end), terminated }, types, onFinding);
+    };
+    for await (const batch of scanLineChunks(this.fh, visit, this.bestAnchor(from))) {
+      for (const rec of batch) yield rec;
+      if (past) return;
     }
   }
 
