@@ -8,19 +8,22 @@ import { readBlob } from "@hankweave-journal/cas";
 /** Bytes of bodies kept in memory by default (keeps reads and restores well under 256 MB RSS). */
 export const BODY_CACHE_BYTES = 32 * 1024 * 1024;
 
-/** An LRU of verified bodies as text. */
+/** An LRU of verified bodies, kept JSON-escaped as UTF-8 bytes (what rehydration splices in). */
 export class BodyCache {
-  private readonly map = new Map<string, string>();
+  private readonly map = new Map<string, Buffer>();
   private bytes = 0;
-  private readonly inFlight = new Map<string, Promise<string>>();
+  private readonly inFlight = new Map<string, Promise<Buffer>>();
 
   constructor(
     private readonly layout: ExecLayout,
     private readonly budgetBytes: number = BODY_CACHE_BYTES,
   ) {}
 
-  /** The verified body `sha` of `expectedBytes` bytes (throws CAS_MISSING / CAS_CORRUPT / CAS_BAD_REF). */
-  async get(sha: string, expectedBytes: number): Promise<string> {
+  /**
+   * The verified body `sha` of `expectedBytes` bytes, as `JSON.stringify(body)` in UTF-8
+   * (throws CAS_MISSING / CAS_CORRUPT / CAS_BAD_REF).
+   */
+  async get(sha: string, expectedBytes: number): Promise<Buffer> {
     const hit = this.map.get(sha);
     if (hit !== undefined) {
       this.map.delete(sha);
@@ -29,9 +32,9 @@ export class BodyCache {
     }
     const pending = this.inFlight.get(sha);
     if (pending) return pending;
-    const p = readBlob(this.layout, sha, expectedBytes).then((b) => b.toString("utf8"));
+    const p = readBlob(this.layout, sha, expectedBytes).then((b) => Buffer.from(JSON.stringify(b.toString("utf8")), "utf8"));
     this.inFlight.set(sha, p);
-    let text: string;
+    let text: Buffer;
     try {
       text = await p;
     } finally {
@@ -39,11 +42,11 @@ export class BodyCache {
     }
     if (expectedBytes <= this.budgetBytes / 4) {
       this.map.set(sha, text);
-      this.bytes += expectedBytes;
+      this.bytes += text.length;
       for (const [k, v] of this.map) {
         if (this.bytes <= this.budgetBytes) break;
         this.map.delete(k);
-        this.bytes -= Buffer.byteLength(v);
+        this.bytes -= v.length;
       }
     }
     return text;

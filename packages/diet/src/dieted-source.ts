@@ -14,7 +14,7 @@ import {
 import { openRegularForRead } from "@hankweave-journal/journal";
 import type { DietManifest, FrameIndexEntry } from "./manifest.js";
 import { BodyCache } from "./body-cache.js";
-import { POINTER_MARKER, findPointers, spliceBodies } from "./rehydrate.js";
+import { POINTER_MARKER, findPointers, spliceBodyBytes } from "./rehydrate.js";
 
 /** A foreign `.zst` (no seek table) is decompressed in memory whole: refused above this size. */
 export const FOREIGN_MAX_BYTES = 512 * 1024 * 1024;
@@ -165,18 +165,17 @@ export class DietedSource {
   /** Read (and verify) the bodies of these pointer lines concurrently, into the cache. */
   private async prefetchBodies(pointers: Buffer[]): Promise<void> {
     const wanted = new Map<string, number>();
-    for (const p of pointers) for (const s of findPointers(p.toString("utf8"))) wanted.set(s.sha256, s.bytes);
+    for (const p of pointers) for (const s of findPointers(p.toString("latin1"))) wanted.set(s.sha256, s.bytes);
     await Promise.all([...wanted].map(([sha, bytes]) => this.bodies.get(sha, bytes)));
   }
 
   /** Original bytes of a pointer line (CAS bodies read lazily and verified). */
   async rehydrate(pointer: Buffer, expectedLength?: number): Promise<Buffer> {
-    const text = pointer.toString("utf8");
-    const spans = findPointers(text);
+    const spans = findPointers(pointer.toString("latin1"));
     if (spans.length === 0) throw mismatch("a rewritten line holds no contentRef", ">= 1", 0);
-    const bodies = new Map<string, string>();
+    const bodies = new Map<string, Buffer>();
     for (const s of spans) if (!bodies.has(s.sha256)) bodies.set(s.sha256, await this.bodies.get(s.sha256, s.bytes));
-    const out = Buffer.from(spliceBodies(text, spans, (sha) => bodies.get(sha)), "utf8");
+    const out = spliceBodyBytes(pointer, (sha) => bodies.get(sha)!);
     if (expectedLength !== undefined && out.length !== expectedLength) {
       throw mismatch("a rehydrated line has another length than the manifest says", expectedLength, out.length);
     }
@@ -229,18 +228,24 @@ export class DietedSource {
       return;
     }
     const frames = this.manifest.frames!;
-    // Pipeline: the next frame decompresses on the threadpool while this one is rehydrated.
-    let next: Promise<Buffer> | null = frames.length > 0 ? this.framePointerBytes(0) : null;
+    // Pipeline: frame k+1 decompresses and its bodies are read (and verified) on the threadpool
+    // while frame k is rehydrated and consumed.
+    const prepare = async (k: number): Promise<{ data: Buffer; lines: PointerLine[] | null }> => {
+      const data = await this.framePointerBytes(k);
+      if (frames[k].rewritten.length === 0) return { data, lines: null };
+      const lines = this.frameLines(k, data);
+      await this.prefetchBodies(frames[k].rewritten.map(([i]) => lines[i].pointer));
+      return { data, lines };
+    };
+    let next: Promise<{ data: Buffer; lines: PointerLine[] | null }> | null = frames.length > 0 ? prepare(0) : null;
     for (let k = 0; k < frames.length; k++) {
-      const data = await next!;
-      next = k + 1 < frames.length ? this.framePointerBytes(k + 1) : null;
+      const { data, lines } = await next!;
+      next = k + 1 < frames.length ? prepare(k + 1) : null;
       next?.catch(() => undefined);
-      if (frames[k].rewritten.length === 0) {
+      if (lines === null) {
         yield data;
         continue;
       }
-      const lines = this.frameLines(k, data);
-      await this.prefetchBodies(frames[k].rewritten.map(([i]) => lines[i].pointer));
       const parts: Buffer[] = [];
       let runStart = 0;
       for (const [i] of frames[k].rewritten) {

@@ -61,3 +61,21 @@ export function spliceBodies(text: string, pointers: readonly PointerSpan[], bod
   parts.push(text.slice(at));
   return parts.join("");
 }
+
+/**
+ * Byte-level `spliceBodies` for readers: `pointer` is the raw line, `escapedOf(sha)` the body
+ * already JSON-escaped as UTF-8 bytes. Spans are found on the latin1 view of the bytes (the
+ * pointer syntax is ASCII), so no full-line UTF-8 decode or encode happens.
+ */
+export function spliceBodyBytes(pointer: Buffer, escapedOf: (sha: string) => Buffer): Buffer {
+  const spans = findPointers(pointer.toString("latin1"));
+  if (spans.length === 0) return pointer;
+  const parts: Buffer[] = [];
+  let at = 0;
+  for (const p of spans) {
+    parts.push(pointer.subarray(at, p.start), Buffer.from(`"${p.key}":`, "latin1"), escapedOf(p.sha256));
+    at = p.end;
+  }
+  parts.push(pointer.subarray(at));
+  return Buffer.concat(parts);
+}
