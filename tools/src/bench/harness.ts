@@ -171,7 +171,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     mkdirSync(work, { recursive: true });
     const derived = prepareDerived(o, inp.exec, work, tools, lib);
     const ctx: OpContext = {
-      exec: inp.exec, journalBytes: inp.journalBytes, journalLines: inp.lines, dietedExec: derived.dieted, zstdFile: derived.zstdFile,
+      exec: inp.exec, sizeBytes: size, journalBytes: inp.journalBytes, journalLines: inp.lines, dietedExec: derived.dieted, zstdFile: derived.zstdFile,
       work, tools, smoke: o.smoke, zstd19MaxBytes: o.zstd19MaxBytes, commands: new Set(commands.keys()), commandHelp: commands, lib,
     };
     for (const op of operations(ctx)) {
@@ -211,12 +211,19 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
           continue;
         }
         const med = median(ok.map((m) => m.opMs));
+        let note = ok.length < ms.length ? `${ms.length - ok.length} round(s) failed` : null;
+        if (op.op === "rebuild" && c.role === "ours") {
+          // The contenders must agree: ours prints state.json bytes, the naive fold hashes its own.
+          const naive = runs.get("naive fold")?.find((m) => m.exit === 0)?.detail?.stateSha256;
+          const mine = ok[0].detail?.stdoutSha256;
+          if (naive && mine && naive !== mine) note = "state differs from the naive fold's!";
+        }
         const events = ok[0].detail?.events as number | undefined;
         const throughput = c.units === "events" ? (events ?? 0) / (med / 1000) : inp.journalBytes / 1e6 / (med / 1000);
         const rss = ok.map((m) => m.rssKB).filter((x): x is number => x !== null);
         const outs = outputs.get(c.name);
         rows.push({
-          ...base, status: "ok", note: ok.length < ms.length ? `${ms.length - ok.length} round(s) failed` : null, medianMs: med,
+          ...base, status: "ok", note, medianMs: med,
           roundsMs: ms.map((m) => m.opMs), throughput,
           ratio: c.role === "ours" && primaryMs !== null ? primaryMs / med : null, ratioTo: c.role === "ours" && primaryMs !== null ? op.primary : null,
           peakRssMB: rss.length > 0 ? Math.max(...rss) / 1024 : null, outputBytes: outs && outs.length > 0 ? median(outs) : null,

@@ -8,6 +8,7 @@
  * usage: node --import tsx tools/src/bench/runner.ts '<json RunnerSpec>'
  */
 import { closeSync, fsyncSync, openSync, readFileSync, readSync, rmSync, writeSync } from "node:fs";
+import { createHash } from "node:crypto";
 import { createInterface } from "node:readline";
 import { evolve, initialState, type StateTransition } from "@hankweave-journal/core";
 
@@ -85,7 +86,7 @@ function naiveFold(journal: string): Record<string, unknown> {
     from = nl + 1;
   }
   const text = JSON.stringify(state, null, 2);
-  return { parsed, stateBytes: text.length };
+  return { parsed, stateBytes: text.length, stateSha256: createHash("sha256").update(text).digest("hex") };
 }
 
 async function foldStdin(): Promise<Record<string, unknown>> {
@@ -133,9 +134,11 @@ async function run(spec: RunnerSpec): Promise<RunnerResult> {
       const { runCli } = await import("@hankweave-journal/cli");
       let outBytes = 0;
       let err = "";
+      const hash = createHash("sha256");
       const io = {
         stdout: (c: string | Uint8Array) => {
           outBytes += typeof c === "string" ? Buffer.byteLength(c) : c.length;
+          hash.update(c);
         },
         stderr: (c: string) => {
           if (err.length < 2000) err += c;
@@ -144,7 +147,8 @@ async function run(spec: RunnerSpec): Promise<RunnerResult> {
       };
       const t = performance.now();
       const exit = await runCli(spec.argv, io);
-      return { ms: performance.now() - t, exit, detail: { outBytes, stderr: err.slice(0, 500) } };
+      const ms = performance.now() - t;
+      return { ms, exit, detail: { outBytes, stdoutSha256: hash.digest("hex"), stderr: err.slice(0, 500) } };
     }
     case "read": {
       const { openReader } = await import("@hankweave-journal/diet");

@@ -44,6 +44,11 @@ export function renderText(res: BenchResult): string {
   const widths = TABLE_COLUMNS.map((_, i) => Math.max(...cells.map((c) => c[i].length)));
   const fmtRow = (c: string[]): string => c.map((x, i) => x.padEnd(widths[i])).join("  ").trimEnd();
   const out = [fmtRow(cells[0]), widths.map((w) => "-".repeat(w)).join("  "), ...cells.slice(1).map(fmtRow)];
+  const notes = res.rows.filter((r) => r.status === "ok" && r.note);
+  if (notes.length > 0) {
+    out.push("", "notes:");
+    for (const r of notes) out.push(`  ${formatBytes(r.sizeBytes)} ${r.op} ${r.contender}: ${r.note}`);
+  }
   out.push("");
   out.push("targets:");
   for (const t of res.targets) {
