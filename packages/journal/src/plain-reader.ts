@@ -57,6 +57,11 @@ export function recordOfLine(raw: RawLine, types: TypeFilter | undefined, onFind
   }
   if (raw.bytes.length === 0 || isBlankLine(raw.bytes)) return undefined;
   if (types && types.sniff(raw.bytes) === false) return undefined;
+  return parsedRecord(raw, types, onFinding);
+}
+
+/** The parse step of recordOfLine, for a terminated, non-blank line whose sniff did not exclude it. */
+function parsedRecord(raw: RawLine, types: TypeFilter | undefined, onFinding: ((f: Finding) => void) | undefined): JournalRecord | undefined {
   const parsed = parseEventLine(raw.bytes, raw.line, raw.offset);
   if (!parsed.ok) {
     onFinding?.(parsed.finding);
@@ -164,8 +169,14 @@ class PlainReader implements JournalReader {
         past = true;
         return undefined;
       }
-      if (terminated && types !== undefined && types.sniffAt(buf, start, end) === false) return undefined;
-      return recordOfLine({ line, offset, bytes: buf.subarray(start, end), terminated }, types, onFinding);
+      const raw = { line, offset, bytes: buf.subarray(start, end), terminated };
+      if (terminated && types !== undefined) {
+        const wanted = types.sniffAt(buf, start, end);
+        if (wanted === false) return undefined;
+        // a canonical prefix is not blank: parse directly (recordOfLine would sniff again)
+        if (wanted === true) return parsedRecord(raw, types, onFinding);
+      }
+      return recordOfLine(raw, types, onFinding);
     };
     for await (const batch of scanLineChunks(this.fh, visit, this.bestAnchor(from))) {
       for (const rec of batch) yield rec;
