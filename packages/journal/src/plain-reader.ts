@@ -88,6 +88,66 @@ function ownRecord(r: JournalRecord): JournalRecord {
   return { line: r.line, offset: r.offset, bytes: Buffer.from(r.bytes), event: r.event };
 }
 
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ value: undefined, done: true });
+
+/**
+ * An async iterator over the elements of batches: one resolved promise per element, one await of
+ * the source per batch (an async generator costs a resume plus promise hops per element).
+ */
+class BatchedIterator<T> implements AsyncIterableIterator<T> {
+  private batch: T[] = [];
+  private i = 0;
+  private finished = false;
+  private refilling: Promise<IteratorResult<T>> | null = null;
+
+  constructor(private readonly source: AsyncGenerator<T[]>) {}
+
+  next(): Promise<IteratorResult<T>> {
+    if (this.refilling !== null) return this.refilling.then(() => this.next());
+    if (this.i < this.batch.length) return Promise.resolve({ value: this.batch[this.i++], done: false });
+    if (this.finished) return Promise.resolve(DONE);
+    const p = this.refill().finally(() => {
+      if (this.refilling === p) this.refilling = null;
+    });
+    this.refilling = p;
+    return p;
+  }
+
+  private async refill(): Promise<IteratorResult<T>> {
+    for (;;) {
+      const r = await this.source.next();
+      if (r.done) {
+        this.finished = true;
+        this.batch = [];
+        this.i = 0;
+        return DONE;
+      }
+      this.batch = r.value;
+      this.i = 0;
+      if (this.batch.length > 0) return { value: this.batch[this.i++], done: false };
+    }
+  }
+
+  async return(): Promise<IteratorResult<T>> {
+    this.finished = true;
+    this.batch = [];
+    this.i = 0;
+    await this.source.return(undefined);
+    return DONE;
+  }
+
+  async throw(e?: unknown): Promise<IteratorResult<T>> {
+    this.finished = true;
+    this.batch = [];
+    await this.source.return(undefined);
+    throw e;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<T> {
+    return this;
+  }
+}
+
 class PlainReader implements JournalReader {
   readonly kind = "plain" as const;
   /** line → offset of known line starts; line 0 is always at offset 0. */
@@ -151,10 +211,11 @@ class PlainReader implements JournalReader {
   }
 
   /**
-   * One pass over the chunks: a line outside the range or whose sniffed type is not wanted costs
-   * the newline search and the sniff only (no view, no object); the others go through recordOfLine.
+   * The records of `events()`, one array per read chunk (possibly empty). One pass over the chunks:
+   * a line outside the range or whose sniffed type is not wanted costs the newline search and the
+   * sniff only (no view, no object); the others go through recordOfLine.
    */
-  async *events(opts: ScanOptions = {}): AsyncGenerator<JournalRecord> {
+  private async *eventBatches(opts: ScanOptions): AsyncGenerator<JournalRecord[]> {
     const types = typeFilter(opts.types);
     const onFinding = opts.onFinding;
     const from = opts.fromLine ?? 0;
@@ -179,9 +240,14 @@ class PlainReader implements JournalReader {
       return recordOfLine(raw, types, onFinding);
     };
     for await (const batch of scanLineChunks(this.fh, visit, this.bestAnchor(from))) {
-      for (const rec of batch) yield rec;
+      yield batch;
       if (past) return;
     }
+  }
+
+  /** Records are served from the current chunk's batch without an async generator step per record. */
+  events(opts: ScanOptions = {}): AsyncIterableIterator<JournalRecord> {
+    return new BatchedIterator(this.eventBatches(opts));
   }
 
   async getLine(line: number): Promise<JournalRecord | null> {
