@@ -28,7 +28,8 @@ export function renderMarkdown(res: BenchResult): string {
   const lines: string[] = [];
   lines.push(`| ${TABLE_COLUMNS.join(" | ")} |`);
   lines.push(`|${TABLE_COLUMNS.map(() => "---").join("|")}|`);
-  for (const r of res.rows) lines.push(`| ${rowCells(r).join(" | ")} |`);
+  const cell = (x: string): string => x.replace(/\|/g, "\\|");
+  for (const r of res.rows) lines.push(`| ${rowCells(r).map(cell).join(" | ")} |`);
   lines.push("");
   lines.push("| size | operation | target | actual | verdict |");
   lines.push("|---|---|---|---|---|");
