@@ -67,6 +67,8 @@ export interface BenchResult {
 
 /** Under --quick, contenders slower than this (first round, wall) run one round only. */
 export const QUICK_REPEAT_MAX_MS = 15_000;
+/** Without --quick, contenders slower than this (first round, wall) run one round only. */
+export const REPEAT_MAX_MS = 120_000;
 
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
@@ -183,9 +185,10 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
         const order = op.contenders.map((_, i) => op.contenders[(i + round) % op.contenders.length]);
         for (const c of order) {
           if (c.unavailable || ((c.oneRound || (o.quick && c.slow)) && round > 0)) continue;
-          // --quick: a contender whose first round took longer than this is not repeated.
+          // A contender whose first round took longer than this is not repeated (keeps the full
+          // bench near an hour at 1 GB and --quick near 5 minutes).
           const first = runs.get(c.name)?.[0];
-          if (o.quick && round > 0 && first && first.wallMs > QUICK_REPEAT_MAX_MS) continue;
+          if (round > 0 && first && first.wallMs > (o.quick ? QUICK_REPEAT_MAX_MS : REPEAT_MAX_MS)) continue;
           const cmd = c.prepare(round);
           const m = measure(cmd, tools, o.timeoutMs);
           runs.set(c.name, [...(runs.get(c.name) ?? []), m]);
