@@ -6,8 +6,14 @@
  *   node --import tsx tools/src/bench-rebuild.ts [--mb 100] [--dir <exec>] [--json]
  *
  * Each contender runs in its own child process so peak RSS (maxRSS) is its own. All three must
- * produce the same state (checked by SHA-256 of the state.json bytes). Input is capped at 100 MB
- * on this shared machine (`--mb` above that is refused).
+ * produce the same state (checked by SHA-256 of the state.json bytes, against ours and the saved
+ * state.json). Generating through the engine is capped at 100 MB (`--mb`); any size can be given
+ * with `--dir` (e.g. a journal from `tools/src/generate.ts --size 1GB`).
+ *
+ * The naive fold reads the whole file into ONE Buffer, splits it with `indexOf(10)`, decodes and
+ * `JSON.parse`s every line and feeds it to the same `StateFolder` (a 1 GB file cannot be one V8
+ * string: strings stop at ~512 MB, so no `toString().split()`). Times are CPU seconds of the fold
+ * (process start and module loading excluded); `cpuWithStartupSeconds` is the child's whole CPU.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -84,6 +90,7 @@ async function generate(exec: string, mb: number): Promise<void> {
 }
 
 const sha = (s: string): string => createHash("sha256").update(s).digest("hex").slice(0, 16);
+const NEWLINE = 10;
 const rssKB = (): number => process.resourceUsage().maxRSS;
 
 /** Child modes: print one JSON line {ms, rssKB, state}. */
@@ -95,11 +102,11 @@ async function childMode(mode: string, exec: string): Promise<void> {
     out = serializeState((await foldExecution(exec, { carry: false })).state);
   } else if (mode === "naive") {
     const folder = new StateFolder();
-    const lines = readFileSync(layoutOf(exec).journal).toString("utf8").split("\n");
-    const parsed = lines.map((l) => (l.length ? JSON.parse(l) : null));
-    parsed.forEach((event, line) => {
-      if (event) folder.feed({ line, event });
-    });
+    const buf = readFileSync(layoutOf(exec).journal);
+    let line = 0;
+    for (let from = 0, nl = buf.indexOf(NEWLINE); nl >= 0; from = nl + 1, nl = buf.indexOf(NEWLINE, from), line++) {
+      if (nl > from) folder.feed({ line, event: JSON.parse(buf.toString("utf8", from, nl)) });
+    }
     out = serializeState(folder.result().state);
   } else {
     // stdin-fold: lines of transitions from jq
@@ -114,10 +121,13 @@ async function childMode(mode: string, exec: string): Promise<void> {
     out = serializeState(folder.result().state);
   }
   const cpu = process.cpuUsage(c0);
-  process.stdout.write(JSON.stringify({ ms: performance.now() - t0, cpuMs: (cpu.user + cpu.system) / 1000, rssKB: rssKB(), state: sha(out) }) + "\n");
+  const all = process.cpuUsage();
+  process.stdout.write(JSON.stringify({
+    ms: performance.now() - t0, cpuMs: (cpu.user + cpu.system) / 1000, allCpuMs: (all.user + all.system) / 1000, rssKB: rssKB(), state: sha(out),
+  }) + "\n");
 }
 
-interface Result { name: string; ms: number; cpuMs: number; rssMB: number; state: string; extraRssMB?: number }
+interface Result { name: string; ms: number; cpuMs: number; allCpuMs: number; rssMB: number; state: string; extraRssMB?: number }
 
 function runChild(mode: string, exec: string): Promise<Result> {
   return new Promise((resolve, reject) => {
@@ -127,7 +137,7 @@ function runChild(mode: string, exec: string): Promise<Result> {
     c.on("exit", (code) => {
       if (code !== 0) return reject(new Error(`${mode} failed (${code})`));
       const j = JSON.parse(buf.trim().split("\n").pop() as string);
-      resolve({ name: mode, ms: j.ms, cpuMs: j.cpuMs, rssMB: j.rssKB / 1024, state: j.state });
+      resolve({ name: mode, ms: j.ms, cpuMs: j.cpuMs, allCpuMs: j.allCpuMs, rssMB: j.rssKB / 1024, state: j.state });
     });
   });
 }
@@ -163,7 +173,7 @@ function runJq(exec: string): Promise<Result> {
       // jq's exit (and its /usr/bin/time line) may land just after the fold's: wait for it.
       const done = (): void => {
         if (jqCpuMs === 0 && performance.now() - t0 < wall + 2000) return void setTimeout(done, 20);
-        resolve({ name: "jq | fold", ms: wall, cpuMs: j.cpuMs + jqCpuMs, rssMB: j.rssKB / 1024, extraRssMB: jqRssKB / 1024, state: j.state });
+        resolve({ name: "jq | fold", ms: wall, cpuMs: j.cpuMs + jqCpuMs, allCpuMs: j.allCpuMs + jqCpuMs, rssMB: j.rssKB / 1024, extraRssMB: jqRssKB / 1024, state: j.state });
       };
       done();
     });
@@ -175,8 +185,8 @@ async function main(): Promise<void> {
   const child = arg("child");
   if (child) return childMode(child, arg("dir") as string);
   const mb = Number(arg("mb") ?? "100");
-  if (!(mb > 0 && mb <= MAX_INPUT_MB)) throw new Error(`--mb must be in (0, ${MAX_INPUT_MB}]`);
   const given = arg("dir");
+  if (!given && !(mb > 0 && mb <= MAX_INPUT_MB)) throw new Error(`--mb must be in (0, ${MAX_INPUT_MB}]`);
   const exec = given ?? mkdtempSync(path.join(os.tmpdir(), "bench-rebuild-"));
   if (!existsSync(layoutOf(exec).journal)) {
     const g0 = performance.now();
@@ -186,26 +196,29 @@ async function main(): Promise<void> {
   const bytes = statSync(layoutOf(exec).journal).size;
   const lines = Number(spawnSync("wc", ["-l", layoutOf(exec).journal]).stdout.toString().trim().split(" ")[0]);
   const transitions = Number(spawnSync("grep", ["-c", '"type":"state.transition"', layoutOf(exec).journal]).stdout.toString().trim());
-  const saved = sha(readFileSync(layoutOf(exec).state, "utf8"));
+  const saved = existsSync(layoutOf(exec).state) ? sha(readFileSync(layoutOf(exec).state, "utf8")) : null;
+  const only = arg("only")?.split(",");
   const results: Result[] = [];
-  for (const mode of ["ours", "naive"]) results.push(await runChild(mode, exec));
-  results.push(await runJq(exec));
+  for (const mode of ["ours", "naive"]) if (!only || only.includes(mode)) results.push(await runChild(mode, exec));
+  if (!only || only.includes("jq")) results.push(await runJq(exec));
   const ours = results[0];
   // Speed is reported on CPU time (user + system, of jq + fold for the pipeline): on this shared
   // 2-core machine wall time swings with other load; wall time is reported beside it.
   const rows = results.map((r) => ({
     name: r.name, wallSeconds: +(r.ms / 1000).toFixed(3), cpuSeconds: +(r.cpuMs / 1000).toFixed(3),
+    cpuWithStartupSeconds: +(r.allCpuMs / 1000).toFixed(3),
     mbPerCpuS: +(bytes / 1048576 / (r.cpuMs / 1000)).toFixed(1), linesPerCpuS: Math.round(lines / (r.cpuMs / 1000)),
     transitionsPerCpuS: Math.round(transitions / (r.cpuMs / 1000)), peakRssMB: +r.rssMB.toFixed(1),
     ...(r.extraRssMB !== undefined ? { jqPeakRssMB: +r.extraRssMB.toFixed(1) } : {}),
-    cpuRatioVsOurs: +(r.cpuMs / ours.cpuMs).toFixed(2), wallRatioVsOurs: +(r.ms / ours.ms).toFixed(2), sameState: r.state === saved,
+    cpuRatioVsOurs: +(r.cpuMs / ours.cpuMs).toFixed(2), wallRatioVsOurs: +(r.ms / ours.ms).toFixed(2),
+    sameStateAsOurs: r.state === ours.state, sameStateAsSaved: r.state === saved,
   }));
   const report = { bytes, lines, transitions, rows };
   if (process.argv.includes("--json")) process.stdout.write(JSON.stringify(report) + "\n");
   else {
     process.stdout.write(`input ${(bytes / 1048576).toFixed(1)} MB, ${lines} lines, ${transitions} transitions\n`);
     for (const r of rows) {
-      process.stdout.write(`${r.name.padEnd(10)} cpu ${String(r.cpuSeconds).padStart(7)} s (wall ${r.wallSeconds} s)  ${String(r.mbPerCpuS).padStart(6)} MB/s  ${String(r.linesPerCpuS).padStart(8)} lines/s  ${String(r.transitionsPerCpuS).padStart(7)} transitions/s  peak RSS ${r.peakRssMB} MB${r.jqPeakRssMB !== undefined ? ` (+ jq ${r.jqPeakRssMB} MB)` : ""}  ${r.cpuRatioVsOurs}x ours (cpu), ${r.wallRatioVsOurs}x (wall)  same state: ${r.sameState}\n`);
+      process.stdout.write(`${r.name.padEnd(10)} cpu ${String(r.cpuSeconds).padStart(7)} s (wall ${r.wallSeconds} s)  ${String(r.mbPerCpuS).padStart(6)} MB/s  ${String(r.linesPerCpuS).padStart(8)} lines/s  ${String(r.transitionsPerCpuS).padStart(7)} transitions/s  peak RSS ${r.peakRssMB} MB${r.jqPeakRssMB !== undefined ? ` (+ jq ${r.jqPeakRssMB} MB)` : ""}  ${r.cpuRatioVsOurs}x ours (cpu), ${r.wallRatioVsOurs}x (wall)  cpu incl. startup ${r.cpuWithStartupSeconds} s  same state as ours: ${r.sameStateAsOurs} (as saved state.json: ${r.sameStateAsSaved})\n`);
     }
   }
   if (!given) rmSync(exec, { recursive: true, force: true });
