@@ -6,6 +6,7 @@
  * `contentRef` can never name a file outside `cas/`).
  */
 import { randomBytes } from "node:crypto";
+import { lstatSync, readFileSync } from "node:fs";
 import * as fsp from "node:fs/promises";
 import { JournalError, isJournalError, layoutOf, type ExecLayout } from "@hankweave-journal/core";
 import { sha256Hex } from "./sha.js";
@@ -15,6 +16,9 @@ import { fsyncDir, ioError, lstatOrUndefined, writeFileDurable } from "./fs-dura
 
 /** Bodies larger than this are refused on read (a guard, far above any real file body). */
 export const CAS_MAX_BODY_BYTES = 1024 * 1024 * 1024;
+
+/** Blobs up to this size are read with synchronous calls (see readBlob). */
+const SYNC_READ_MAX_BYTES = 256 * 1024;
 
 /** What `putBlob` did. */
 export interface PutBlobResult {
@@ -33,10 +37,16 @@ function layoutFor(exec: string | ExecLayout): ExecLayout {
 /**
  * Store `body` (its sha computed if not given) durably: temp + fsync + rename + fsync dir.
  * An existing blob is reused only after it decompresses to that sha; a corrupt one is replaced.
+ * `opts.compress` replaces the in-thread compressor (e.g. `ZstdPool.compress`; same frames).
  *
  * @example const r = await putBlob(exec, Buffer.from(text)); r.sha256
  */
-export async function putBlob(exec: string | ExecLayout, body: Buffer, sha?: string): Promise<PutBlobResult> {
+export async function putBlob(
+  exec: string | ExecLayout,
+  body: Buffer,
+  sha?: string,
+  opts: { compress?: (data: Buffer, level: number) => Promise<Buffer> } = {},
+): Promise<PutBlobResult> {
   const layout = layoutFor(exec);
   const sha256 = sha ?? sha256Hex(body);
   const path = layout.casBlob(sha256);
@@ -64,7 +74,7 @@ export async function putBlob(exec: string | ExecLayout, body: Buffer, sha?: str
     if (!casExisted) await fsyncDir(layout.eventsDir);
     await fsyncDir(layout.casDir);
   }
-  const frame = await compressOneShot(body, CAS_ZSTD_LEVEL);
+  const frame = await (opts.compress ?? compressOneShot)(body, CAS_ZSTD_LEVEL);
   await writeFileDurable(path, layout.casBlobTmp(sha256, randomBytes(6).toString("hex")), frame, shard);
   return { sha256, bytes: body.length, outcome, storedBytes: frame.length };
 }
@@ -81,9 +91,11 @@ export async function readBlob(exec: string | ExecLayout, sha: string, expectedB
   const path = layout.casBlob(sha);
   let data: Buffer;
   try {
-    const st = await fsp.lstat(path);
+    // Small blobs (nearly all) are read synchronously: on a cached file that costs microseconds,
+    // where the async path costs five threadpool round trips competing with decompression.
+    const st = lstatSync(path);
     if (!st.isFile()) throw new JournalError("NOT_A_REGULAR_FILE", `${path} is not a regular file`, { path });
-    data = await fsp.readFile(path);
+    data = st.size <= SYNC_READ_MAX_BYTES ? readFileSync(path) : await fsp.readFile(path);
   } catch (e) {
     if (isJournalError(e)) throw e;
     if ((e as NodeJS.ErrnoException).code === "ENOENT") {

@@ -14,3 +14,4 @@ export type { SeekEntry, SeekTable } from "./seekable.js";
 export { putBlob, readBlob, sweepCasTemps, listBlobs, CAS_MAX_BODY_BYTES } from "./blob-store.js";
 export type { PutBlobResult } from "./blob-store.js";
 export { compressOneShot } from "./zstd-oneshot.js";
+export { ZstdPool, ZSTD_POOL_MAX_WORKERS } from "./zstd-pool.js";

@@ -10,7 +10,7 @@
  */
 import * as fsp from "node:fs/promises";
 import { JournalError, layoutOf, type ExecLayout } from "@hankweave-journal/core";
-import { JOURNAL_ZSTD_LEVEL, SeekableWriter, fsyncDir, putBlob, sweepCasTemps } from "@hankweave-journal/cas";
+import { JOURNAL_ZSTD_LEVEL, SeekableWriter, ZstdPool, fsyncDir, putBlob, sweepCasTemps } from "@hankweave-journal/cas";
 import {
   claimLockForOfflineTool, journalPresence, openRegularForRead, readSidecarStatus,
 } from "@hankweave-journal/journal";
@@ -24,8 +24,8 @@ import { findPointers } from "./rehydrate.js";
 
 /** At most this many individual moves are listed in a plan (the counts are always complete). */
 export const PLAN_MAX_MOVES = 1000;
-/** CAS blobs compressed at once (level 19 on the libuv threadpool, beside the frames). */
-const BLOB_IN_FLIGHT = 2;
+/** CAS blobs in flight at once (level 19 in a worker pool, one per core, plus one queued each). */
+const BLOB_IN_FLIGHT = 4;
 
 /** Crash-test hook: called between steps with a step name (and a counter for repeated steps). */
 export type DietHook = (step: string, n: number) => void | Promise<void>;
@@ -199,6 +199,8 @@ export async function applyDiet(exec: string, opts: DietOptions = {}): Promise<D
     const inFlight = new Set<Promise<void>>();
     let blobError: unknown;
     const zfh = await fsp.open(layout.dietedJournalTmp, "w", 0o644);
+    const pool = new ZstdPool();
+    const compress = (data: Buffer, level: number): Promise<Buffer> => pool.compress(data, level);
     let scan: DietScanResult;
     let zstBytes: number;
     try {
@@ -208,7 +210,7 @@ export async function applyDiet(exec: string, opts: DietOptions = {}): Promise<D
         body: async (b, _line, firstSeen) => {
           if (!firstSeen) return;
           referenced.add(b.sha256);
-          const p: Promise<void> = putBlob(layout, b.body, b.sha256).then(
+          const p: Promise<void> = putBlob(layout, b.body, b.sha256, { compress }).then(
             async (r) => {
               if (r.outcome === "reused") blobs.reused++;
               else blobs.written++;
@@ -233,6 +235,7 @@ export async function applyDiet(exec: string, opts: DietOptions = {}): Promise<D
       await zfh.sync();
     } finally {
       await zfh.close();
+      await pool.close();
     }
     await hook("zst-written", 0);
 

@@ -1,0 +1,132 @@
+/**
+ * A small pool of worker threads running the same one-shot `ZSTD_compress` as `compressOneShot`
+ * (the WebAssembly build of `@bokuweb/zstd-wasm`), so level-19 CAS bodies compress on every core
+ * instead of on the main thread. Same library, same call, same level: the frames are
+ * byte-identical to `compressOneShot`'s (tested).
+ *
+ * The worker is an inline CommonJS script (`eval: true`) that loads the library by its resolved
+ * path, so it runs the same under tsx, vitest and plain node. Workers are created lazily, keep
+ * the process alive only while jobs are pending, and are terminated by `close()`.
+ */
+import { createRequire } from "node:module";
+import { availableParallelism } from "node:os";
+import { Worker } from "node:worker_threads";
+
+/** Workers in a default pool: one per core, at most this many. */
+export const ZSTD_POOL_MAX_WORKERS = 2;
+
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require("node:worker_threads");
+const zstd = require(workerData.lib);
+const ready = zstd.init();
+parentPort.on("message", async ({ id, data, level }) => {
+  try {
+    await ready;
+    const out = zstd.compress(data, level);
+    const copy = new Uint8Array(out.byteLength);
+    copy.set(out);
+    parentPort.postMessage({ id, out: copy }, [copy.buffer]);
+  } catch (e) {
+    parentPort.postMessage({ id, error: String(e && e.message || e) });
+  }
+});
+`;
+
+interface Job {
+  id: number;
+  data: Uint8Array;
+  level: number;
+  resolve(b: Buffer): void;
+  reject(e: Error): void;
+}
+
+interface Slot {
+  worker: Worker;
+  job: Job | null;
+}
+
+/** A pool of compression workers; `compress` resolves in any order, each to its own frame. */
+export class ZstdPool {
+  private readonly slots: Slot[] = [];
+  private readonly queue: Job[] = [];
+  private nextId = 0;
+  private closed = false;
+
+  constructor(private readonly size: number = Math.max(1, Math.min(ZSTD_POOL_MAX_WORKERS, availableParallelism()))) {
+    if (size < 1) throw new RangeError("pool size must be ≥ 1");
+  }
+
+  /** Jobs queued or running. */
+  get pending(): number {
+    return this.queue.length + this.slots.filter((s) => s.job !== null).length;
+  }
+
+  /**
+   * Compress `data` into one zstd frame at `level` (content size in the header), in a worker.
+   * `data` is copied to the worker; the caller keeps it.
+   *
+   * @example const frame = await pool.compress(body, 19)
+   */
+  compress(data: Uint8Array, level: number): Promise<Buffer> {
+    if (this.closed) return Promise.reject(new Error("ZstdPool is closed"));
+    return new Promise<Buffer>((resolve, reject) => {
+      // A view of a larger buffer would be cloned whole: send exactly its bytes.
+      const own = data.byteOffset === 0 && data.byteLength === data.buffer.byteLength ? data : data.slice();
+      this.queue.push({ id: this.nextId++, data: own, level, resolve, reject });
+      this.dispatch();
+    });
+  }
+
+  private spawn(): Slot {
+    const lib = createRequire(import.meta.url).resolve("@bokuweb/zstd-wasm");
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { lib } });
+    const slot: Slot = { worker, job: null };
+    worker.on("message", (m: { id: number; out?: Uint8Array; error?: string }) => {
+      const job = slot.job;
+      slot.job = null;
+      if (job && job.id === m.id) {
+        if (m.out) job.resolve(Buffer.from(m.out.buffer, m.out.byteOffset, m.out.byteLength));
+        else job.reject(new Error(`zstd worker: ${m.error}`));
+      }
+      this.dispatch();
+    });
+    worker.on("error", (e) => this.fail(slot, e));
+    worker.on("exit", (code) => {
+      if (!this.closed) this.fail(slot, new Error(`zstd worker exited with code ${code}`));
+    });
+    worker.unref();
+    this.slots.push(slot);
+    return slot;
+  }
+
+  private fail(slot: Slot, e: Error): void {
+    const i = this.slots.indexOf(slot);
+    if (i >= 0) this.slots.splice(i, 1);
+    slot.job?.reject(e);
+    slot.job = null;
+    this.dispatch();
+  }
+
+  private dispatch(): void {
+    while (this.queue.length > 0) {
+      let slot = this.slots.find((s) => s.job === null);
+      if (!slot && this.slots.length < this.size) slot = this.spawn();
+      if (!slot) break;
+      const job = this.queue.shift()!;
+      slot.job = job;
+      slot.worker.ref();
+      slot.worker.postMessage({ id: job.id, data: job.data, level: job.level });
+    }
+    for (const s of this.slots) if (s.job === null) s.worker.unref();
+  }
+
+  /** Terminate the workers (pending jobs are rejected). */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const j of this.queue.splice(0)) j.reject(new Error("ZstdPool closed"));
+    await Promise.all(this.slots.splice(0).map((s) => {
+      s.job?.reject(new Error("ZstdPool closed"));
+      return s.worker.terminate();
+    }));
+  }
+}
