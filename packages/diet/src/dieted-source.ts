@@ -14,7 +14,7 @@ import {
 import { openRegularForRead } from "@hankweave-journal/journal";
 import type { DietManifest, FrameIndexEntry } from "./manifest.js";
 import { BodyCache } from "./body-cache.js";
-import { POINTER_MARKER, findPointers, spliceBodyBytes } from "./rehydrate.js";
+import { POINTER_MARKER, findPointers, spliceBodyBytes, type PointerSpan } from "./rehydrate.js";
 
 /** A foreign `.zst` (no seek table) is decompressed in memory whole: refused above this size. */
 export const FOREIGN_MAX_BYTES = 512 * 1024 * 1024;
@@ -162,13 +162,6 @@ export class DietedSource {
     return lines;
   }
 
-  /** Read (and verify) the bodies of these pointer lines concurrently, into the cache. */
-  private async prefetchBodies(pointers: Buffer[]): Promise<void> {
-    const wanted = new Map<string, number>();
-    for (const p of pointers) for (const s of findPointers(p.toString("latin1"))) wanted.set(s.sha256, s.bytes);
-    await Promise.all([...wanted].map(([sha, bytes]) => this.bodies.get(sha, bytes)));
-  }
-
   /** Original bytes of a pointer line (CAS bodies read lazily and verified). */
   async rehydrate(pointer: Buffer, expectedLength?: number): Promise<Buffer> {
     const spans = findPointers(pointer.toString("latin1"));
@@ -215,47 +208,109 @@ export class DietedSource {
 
   /**
    * The original file as a sequence of buffers (one per frame), every body verified. Used by
-   * verify-from-disk and restore; memory is one frame plus its bodies.
+   * verify-from-disk and restore; memory is a few frames plus their bodies.
    */
   async *originalChunks(): AsyncGenerator<Buffer> {
+    for await (const parts of this.originalParts()) yield parts.length === 1 ? parts[0] : Buffer.concat(parts);
+  }
+
+  /**
+   * The original file as one array of buffers per frame (views of the decompressed frame and the
+   * cached escaped bodies: nothing is copied), every body verified and every rehydrated line's
+   * length checked against the manifest. A frame without rewritten lines is yielded as is.
+   * Up to PREFETCH_FRAMES frames ahead are decompressed and have their bodies read (and verified)
+   * on the threadpool while the caller hashes and writes the current one.
+   */
+  async *originalParts(): AsyncGenerator<Buffer[]> {
     if (!this.table) {
       const parts: Buffer[] = [];
       for (const l of await this.loadForeign()) {
         parts.push(await this.originalBytes(l));
         if (l.terminated) parts.push(Buffer.from([NEWLINE]));
       }
-      yield Buffer.concat(parts);
+      yield [Buffer.concat(parts)];
       return;
     }
     const frames = this.manifest.frames!;
-    // Pipeline: frame k+1 decompresses and its bodies are read (and verified) on the threadpool
-    // while frame k is rehydrated and consumed.
-    const prepare = async (k: number): Promise<{ data: Buffer; lines: PointerLine[] | null }> => {
-      const data = await this.framePointerBytes(k);
-      if (frames[k].rewritten.length === 0) return { data, lines: null };
-      const lines = this.frameLines(k, data);
-      await this.prefetchBodies(frames[k].rewritten.map(([i]) => lines[i].pointer));
-      return { data, lines };
+    const ahead: Promise<PreparedFrame>[] = [];
+    let nextToPrepare = 0;
+    const fill = (): void => {
+      while (ahead.length < PREFETCH_FRAMES && nextToPrepare < frames.length) {
+        const p = this.prepareFrame(nextToPrepare++);
+        p.catch(() => undefined);
+        ahead.push(p);
+      }
     };
-    let next: Promise<{ data: Buffer; lines: PointerLine[] | null }> | null = frames.length > 0 ? prepare(0) : null;
+    fill();
     for (let k = 0; k < frames.length; k++) {
-      const { data, lines } = await next!;
-      next = k + 1 < frames.length ? prepare(k + 1) : null;
-      next?.catch(() => undefined);
-      if (lines === null) {
-        yield data;
-        continue;
-      }
-      const parts: Buffer[] = [];
-      let runStart = 0;
-      for (const [i] of frames[k].rewritten) {
-        const l = lines[i];
-        const start = l.pointer.byteOffset - data.byteOffset;
-        parts.push(data.subarray(runStart, start), await this.originalBytes(l));
-        runStart = start + l.pointer.length;
-      }
-      parts.push(data.subarray(runStart));
-      yield Buffer.concat(parts);
+      const prepared = await ahead.shift()!;
+      fill();
+      yield prepared.lines === null ? [prepared.data] : this.spliceFrame(k, prepared);
     }
   }
+
+  /** Decompress frame `k`; when it has rewritten lines, split it and read its bodies. */
+  private async prepareFrame(k: number): Promise<PreparedFrame> {
+    const data = await this.framePointerBytes(k);
+    const f = this.manifest.frames![k];
+    if (f.rewritten.length === 0) return { data, lines: null, spans: [], bodies: new Map() };
+    const lines = this.frameLines(k, data);
+    const spans = f.rewritten.map(([i]) => findPointers(lines[i].pointer.toString("latin1")));
+    const wanted = new Map<string, number>();
+    for (const list of spans) for (const s of list) wanted.set(s.sha256, s.bytes);
+    const bodies = new Map<string, Buffer>();
+    await Promise.all([...wanted].map(async ([sha, bytes]) => bodies.set(sha, await this.bodies.get(sha, bytes))));
+    return { data, lines, spans, bodies };
+  }
+
+  /** The parts of a frame with rewritten lines (pointer text replaced by `"key":` + escaped body). */
+  private spliceFrame(k: number, p: PreparedFrame): Buffer[] {
+    const f = this.manifest.frames![k];
+    const parts: Buffer[] = [];
+    let runStart = 0;
+    for (let r = 0; r < f.rewritten.length; r++) {
+      const l = p.lines![f.rewritten[r][0]];
+      const spans = p.spans[r];
+      if (spans.length === 0) throw mismatch("a rewritten line holds no contentRef", ">= 1", 0);
+      const lineStart = l.pointer.byteOffset - p.data.byteOffset;
+      parts.push(p.data.subarray(runStart, lineStart));
+      let at = 0;
+      let length = 0;
+      for (const s of spans) {
+        const body = p.bodies.get(s.sha256)!;
+        const head = l.pointer.subarray(at, s.start);
+        const key = KEY_PREFIX[s.key] ?? Buffer.from(`"${s.key}":`, "latin1");
+        parts.push(head, key, body);
+        length += head.length + key.length + body.length;
+        at = s.end;
+      }
+      const rest = l.pointer.subarray(at);
+      parts.push(rest);
+      length += rest.length;
+      if (length !== l.originalLength) {
+        throw mismatch("a rehydrated line has another length than the manifest says", l.originalLength, length);
+      }
+      runStart = lineStart + l.pointer.length;
+    }
+    parts.push(p.data.subarray(runStart));
+    return parts;
+  }
+}
+
+/** Frames decompressed (and their bodies read) ahead of the one being consumed. */
+export const PREFETCH_FRAMES = 4;
+
+const KEY_PREFIX: Record<string, Buffer> = {
+  content: Buffer.from('"content":', "latin1"),
+  toolInput: Buffer.from('"toolInput":', "latin1"),
+  result: Buffer.from('"result":', "latin1"),
+};
+
+interface PreparedFrame {
+  data: Buffer;
+  /** Null for a frame without rewritten lines. */
+  lines: PointerLine[] | null;
+  /** Pointer spans of each rewritten line, in manifest order. */
+  spans: PointerSpan[][];
+  bodies: Map<string, Buffer>;
 }

@@ -4,6 +4,7 @@
  * existing events.jsonl is never overwritten. The pair and the CAS are kept.
  */
 import * as fsp from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
 import { JournalError, layoutOf, type ExecLayout } from "@hankweave-journal/core";
 import { createSha256, fsyncDir, writeAll } from "@hankweave-journal/cas";
 import { journalPresence, openRegularForRead } from "@hankweave-journal/journal";
@@ -85,15 +86,24 @@ export async function restoreJournal(exec: string, opts: { hook?: RestoreHook } 
     const sha = createSha256();
     let bytes = 0;
     let chunks = 0;
+    // One write in flight: frame k is written on the threadpool while it is hashed here and
+    // later frames decompress; the next write starts only once this one finished.
+    let writing: Promise<void> = Promise.resolve();
     try {
-      for await (const chunk of src.originalChunks()) {
-        sha.update(chunk);
-        await writeAll(out, chunk, bytes);
-        bytes += chunk.length;
+      for await (const parts of src.originalParts()) {
+        await writing;
         await hook("chunk", ++chunks);
+        writing = writevAll(out, parts, bytes);
+        writing.catch(() => undefined);
+        for (const part of parts) {
+          sha.update(part);
+          bytes += part.length;
+        }
       }
+      await writing;
       await out.sync();
     } finally {
+      await writing.catch(() => undefined);
       await out.close();
       await src.close();
     }
@@ -115,6 +125,13 @@ export async function restoreJournal(exec: string, opts: { hook?: RestoreHook } 
   } finally {
     if (!published) await fsp.rm(layout.restoreTmp, { force: true }).catch(() => undefined);
   }
+}
+
+/** Write `parts` contiguously at `position` (one writev; short writes continue). */
+async function writevAll(fh: FileHandle, parts: Buffer[], position: number): Promise<void> {
+  const total = parts.reduce((n, p) => n + p.length, 0);
+  const { bytesWritten } = await fh.writev(parts, position);
+  if (bytesWritten < total) await writeAll(fh, Buffer.concat(parts).subarray(bytesWritten), position + bytesWritten);
 }
 
 /** link(tmp → journal); never overwrites. Falls back to a checked rename where links are unsupported. */

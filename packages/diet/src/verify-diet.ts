@@ -35,9 +35,11 @@ export async function verifyDiet(
   const sha = createSha256();
   let bytes = 0;
   try {
-    for await (const chunk of src.originalChunks()) {
-      sha.update(chunk);
-      bytes += chunk.length;
+    for await (const parts of src.originalParts()) {
+      for (const part of parts) {
+        sha.update(part);
+        bytes += part.length;
+      }
     }
   } finally {
     await src.close();
