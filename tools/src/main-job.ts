@@ -18,29 +18,13 @@ import { codonCost, type HankweaveState } from "@hankweave-journal/core";
 import { foldExecution, savedStateOf } from "@hankweave-journal/state";
 import { applyDiet, restoreJournal, hashFile } from "@hankweave-journal/diet";
 import { auditExecution, formatAuditSummary, summarizeAudit, writeReport } from "@hankweave-journal/audit";
-import { runCli, type CliIO } from "@hankweave-journal/cli";
+import { processIO, runCli } from "@hankweave-journal/cli";
 
 const ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 const FIXTURE = join(ROOT, "fixtures", "main-job", "exec");
 
 function heading(title: string): void {
   process.stdout.write(`\n== ${title}\n`);
-}
-
-function processIO(): CliIO {
-  return {
-    stdout: (c) => {
-      process.stdout.write(c);
-    },
-    stderr: (c) => {
-      process.stderr.write(c);
-    },
-    stderrIsTTY: Boolean(process.stderr.isTTY),
-    noColor: Boolean(process.env.NO_COLOR) || !process.stderr.isTTY,
-    env: process.env,
-    cwd: process.cwd(),
-    signal: new AbortController().signal,
-  };
 }
 
 interface RunLine {

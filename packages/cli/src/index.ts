@@ -1,4 +1,4 @@
-export { runCli, main, USAGE_TEXT } from "./main.js";
+export { runCli, main, processIO, USAGE_TEXT } from "./main.js";
 export { COMMANDS, FLAG_ALIASES } from "./commands.js";
 export { memoryIO } from "./io.js";
 export type { CliIO, Command } from "./io.js";

@@ -56,8 +56,11 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   }
 }
 
-/** Process wiring: streams, EPIPE as quiet success, SIGINT aborts. */
-export async function main(): Promise<void> {
+/**
+ * The CliIO of this process: stdout with backpressure (huge `cat` output streams in bounded
+ * memory), EPIPE on stdout as a quiet success (exit 0), SIGINT aborts `signal`.
+ */
+export function processIO(): CliIO {
   const controller = new AbortController();
   let epipe = false;
   process.stdout.on("error", (err: NodeJS.ErrnoException) => {
@@ -68,11 +71,10 @@ export async function main(): Promise<void> {
     }
   });
   process.on("SIGINT", () => controller.abort());
-  const io: CliIO = {
+  return {
     stdout: (chunk) =>
       new Promise<void>((resolve) => {
         if (epipe) return resolve();
-        // Respect backpressure so huge `cat` output streams in bounded memory.
         if (process.stdout.write(chunk)) resolve();
         else process.stdout.once("drain", () => resolve());
       }),
@@ -85,6 +87,9 @@ export async function main(): Promise<void> {
     cwd: process.cwd(),
     signal: controller.signal,
   };
-  const code = await runCli(process.argv.slice(2), io);
-  process.exitCode = code;
+}
+
+/** Process entry: run the CLI with this process's argv and streams, set the exit code. */
+export async function main(): Promise<void> {
+  process.exitCode = await runCli(process.argv.slice(2), processIO());
 }
