@@ -3,11 +3,13 @@
  * throughput, random line reads and peak RSS, beside `zstd -3 -T2`, `zstd -19 -T2` and `zstd -d`
  * on the same journal in the same run.
  *
- *   node --import tsx tools/src/bench-diet.ts [--size 100MB] [--seed 1] [--no-zstd19] [--keep] [--json]
+ *   node --import tsx tools/src/bench-diet.ts [--size 100MB] [--seed 1] [--no-zstd19] [--modes compatible,extended] [--allow-large] [--keep]
  *
  * Input: a realistic execution from the generator (`tools/src/generator`, event schema v1 with
  * inline file bodies). Each measured operation runs in its own child process so its peak RSS
- * (maxRSS) is its own. Input is capped at 100 MB on this shared machine.
+ * (maxRSS) and CPU time are its own; restore and `zstd -d` report the median of 3 runs, and the
+ * restored file's SHA-256 is checked against the original. Input is capped at 100 MB on this
+ * shared machine unless `--allow-large`.
  */
 import { spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
@@ -58,21 +60,28 @@ async function child(op: string, exec: string): Promise<void> {
   } else {
     throw new Error(`unknown op ${op}`);
   }
-  process.stdout.write(JSON.stringify({ ms: Math.round(performance.now() - t0), maxRssMB: rssMB(), ...extra }));
+  const cpu = process.cpuUsage();
+  process.stdout.write(JSON.stringify({ ms: Math.round(performance.now() - t0), cpuMs: Math.round((cpu.user + cpu.system) / 1000), maxRssMB: rssMB(), ...extra }));
 }
 
-function runOp(op: string, exec: string): Record<string, any> {
+function runOp(op: string, exec: string): { ms: number } & Record<string, any> {
   const r = spawnSync(process.execPath, ["--import", "tsx", SELF, "--child", op, exec], { encoding: "utf8", maxBuffer: 1 << 26 });
   if (r.status !== 0) throw new Error(`${op} failed: ${r.stderr}`);
   return JSON.parse(r.stdout);
 }
 
-function timeCmd(cmd: string, args: string[]): { ms: number; maxRssMB: number } {
+function timeCmd(cmd: string, args: string[]): { ms: number; cpuMs: number; maxRssMB: number } {
   const t0 = performance.now();
-  const r = spawnSync("/usr/bin/time", ["-f", "%M", cmd, ...args], { encoding: "utf8" });
+  const r = spawnSync("/usr/bin/time", ["-f", "%M %U %S", cmd, ...args], { encoding: "utf8" });
   if (r.status !== 0) throw new Error(`${cmd} failed: ${r.stderr}`);
-  const kb = Number(r.stderr.trim().split("\n").pop());
-  return { ms: Math.round(performance.now() - t0), maxRssMB: Math.round(kb / 1024) };
+  const [kb, user, sys] = r.stderr.trim().split("\n").pop()!.split(" ").map(Number);
+  return { ms: Math.round(performance.now() - t0), cpuMs: Math.round((user + sys) * 1000), maxRssMB: Math.round(kb / 1024) };
+}
+
+/** Median by wall time of `n` runs. */
+function medianOf<T extends { ms: number }>(n: number, run: () => T): T {
+  const all = Array.from({ length: n }, run).sort((a, b) => a.ms - b.ms);
+  return all[all.length >> 1];
 }
 
 function dirBytes(dir: string): number {
@@ -88,7 +97,9 @@ async function main(): Promise<void> {
   const ci = process.argv.indexOf("--child");
   if (ci >= 0) return child(process.argv[ci + 1], process.argv[ci + 2]);
   const size = parseSize(arg("size") ?? "100MB");
-  if (size === null || size > MAX_INPUT_BYTES) throw new Error(`--size must be a size ≤ 100 MB here, got ${arg("size")}`);
+  if (size === null || (size > MAX_INPUT_BYTES && !flag("allow-large"))) {
+    throw new Error(`--size must be a size ≤ 100 MB on this shared machine (--allow-large overrides), got ${arg("size")}`);
+  }
   const seed = Number(arg("seed") ?? 1);
   const root = mkdtempSync(path.join(os.tmpdir(), "bench-diet-"));
   const log = (s: string) => process.stderr.write(s + "\n");
@@ -98,33 +109,45 @@ async function main(): Promise<void> {
     const journal = layoutOf(src).journal;
     const bytes = gen.bytes;
     const mbps = (ms: number) => +(bytes / 1e6 / (ms / 1000)).toFixed(1);
+    const originalSha = spawnSync("sha256sum", [journal], { encoding: "utf8" }).stdout.split(" ")[0];
     log(`journal: ${bytes} bytes, ${gen.lines} lines`);
 
     const z3 = timeCmd("zstd", ["-3", "-T2", "-q", "-f", journal, "-o", path.join(root, "j.zst3")]);
     const z3Bytes = statSync(path.join(root, "j.zst3")).size;
-    const zd = timeCmd("zstd", ["-d", "-q", "-f", path.join(root, "j.zst3"), "-o", path.join(root, "j.out")]);
-    let z19: { ms: number; bytes: number } | null = null;
+    const zd = medianOf(3, () => timeCmd("zstd", ["-d", "-q", "-f", path.join(root, "j.zst3"), "-o", path.join(root, "j.out")]));
+    rmSync(path.join(root, "j.out"), { force: true });
+    let z19: { ms: number; cpuMs: number; bytes: number } | null = null;
     if (!flag("no-zstd19")) {
       const t = timeCmd("zstd", ["-19", "-T2", "-q", "-f", journal, "-o", path.join(root, "j.zst19")]);
-      z19 = { ms: t.ms, bytes: statSync(path.join(root, "j.zst19")).size };
+      z19 = { ms: t.ms, cpuMs: t.cpuMs, bytes: statSync(path.join(root, "j.zst19")).size };
     }
     log(`zstd -3: ${z3.ms} ms ${z3Bytes} B; zstd -d: ${zd.ms} ms; zstd -19: ${z19?.ms} ms ${z19?.bytes} B`);
 
     const results: Record<string, unknown> = {};
-    for (const mode of ["compatible", "extended"] as const) {
+    const modes = (arg("modes") ?? "compatible,extended").split(",") as ("compatible" | "extended")[];
+    for (const mode of modes) {
       const exec = path.join(root, mode);
       cpSync(src, exec, { recursive: true });
       const d = runOp(`diet-${mode}`, exec);
       const stored = d.stored.totalBytes as number;
       const casOnDisk = dirBytes(layoutOf(exec).casDir);
       const reads = runOp("reads", exec);
-      const restore = runOp("restore", exec);
+      // zstd -d of our own pointer journal, to a file on the same disk (like for like).
+      const zdOwn = medianOf(3, () => timeCmd("zstd", ["-d", "-q", "-f", layoutOf(exec).dietedJournal, "-o", path.join(root, "p.out")]));
+      rmSync(path.join(root, "p.out"), { force: true });
+      const restore = medianOf(3, () => {
+        rmSync(layoutOf(exec).journal, { force: true });
+        return runOp("restore", exec);
+      });
+      const restored = spawnSync("sha256sum", [layoutOf(exec).journal], { encoding: "utf8" }).stdout.split(" ")[0];
+      if (restored !== originalSha) throw new Error(`restored journal differs: ${restored} vs ${originalSha}`);
       results[mode] = {
-        dietMs: d.ms, dietMBps: mbps(d.ms), dietMaxRssMB: d.maxRssMB, storedBytes: stored, casBytesOnDisk: casOnDisk,
+        dietMs: d.ms, dietCpuMs: d.cpuMs, dietMBps: mbps(d.ms), dietMaxRssMB: d.maxRssMB, storedBytes: stored, casBytesOnDisk: casOnDisk,
         pointerJournalBytes: d.stored.pointerJournalBytes, bodies: d.bodies,
         sizeVsZstd3: +(stored / z3Bytes).toFixed(3), speedVsZstd3: +(z3.ms / d.ms).toFixed(3),
         sizeVsZstd19: z19 ? +(stored / z19.bytes).toFixed(3) : null, speedVsZstd19: z19 ? +(z19.ms / d.ms).toFixed(2) : null,
-        restoreMs: restore.ms, restoreMBps: mbps(restore.ms), restoreVsZstdD: +(zd.ms / restore.ms).toFixed(3), restoreMaxRssMB: restore.maxRssMB,
+        restoreMs: restore.ms, restoreCpuMs: restore.cpuMs, restoreMBps: mbps(restore.ms), restoreVsZstdD: +(zd.ms / restore.ms).toFixed(3), restoreMaxRssMB: restore.maxRssMB,
+        zstdDOwnPointerMs: zdOwn.ms, restoreVsZstdDOwn: +(zdOwn.ms / restore.ms).toFixed(3),
         randomLine: { medianMs: reads.medianMs, p95Ms: reads.p95Ms, maxMs: reads.maxMs, maxRssMB: reads.maxRssMB },
       };
       log(`${mode}: ${JSON.stringify(results[mode])}`);
@@ -132,9 +155,9 @@ async function main(): Promise<void> {
     }
     const out = {
       input: { bytes, lines: gen.lines, seed },
-      zstd3: { ms: z3.ms, MBps: mbps(z3.ms), bytes: z3Bytes },
-      zstd19: z19 ? { ms: z19.ms, MBps: mbps(z19.ms), bytes: z19.bytes } : null,
-      zstdD: { ms: zd.ms, MBps: mbps(zd.ms), maxRssMB: zd.maxRssMB },
+      zstd3: { ms: z3.ms, cpuMs: z3.cpuMs, MBps: mbps(z3.ms), bytes: z3Bytes },
+      zstd19: z19 ? { ms: z19.ms, cpuMs: z19.cpuMs, MBps: mbps(z19.ms), bytes: z19.bytes } : null,
+      zstdD: { ms: zd.ms, cpuMs: zd.cpuMs, MBps: mbps(zd.ms), maxRssMB: zd.maxRssMB },
       ...results,
       loadAverage: os.loadavg().map((x) => +x.toFixed(1)),
     };
