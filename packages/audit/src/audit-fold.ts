@@ -18,6 +18,7 @@ import {
 } from "@hankweave-journal/core";
 import { severityOf } from "./audit-codes.js";
 import type { AuditFinding, AuditSink, FoldEvent } from "./audit-types.js";
+import type { FastEnvelope } from "./fast-envelope.js";
 import { compareResultingState, isTerminalStatus, latestRecord, recordCost, runCost, transitionProblem } from "./fold-helpers.js";
 import { RunLines, type RunLinesSnapshot } from "./run-lines.js";
 
@@ -103,7 +104,7 @@ export class AuditFold {
   event(rec: FoldEvent): void {
     const { line, offset, event } = rec;
     this.counts.events += 1;
-    this.checkEnvelope(rec);
+    this.checkEnvelope(line, offset, event.id, event.timestamp);
     let run: string | null = this.stateValue.currentRunId;
     const data = event.data as Record<string, unknown> | null;
     let codon: string | null = data !== null && typeof data === "object" && typeof data.codonId === "string" ? data.codonId : null;
@@ -117,24 +118,36 @@ export class AuditFold {
     });
   }
 
-  private checkEnvelope(rec: FoldEvent): void {
-    const { line, offset, event } = rec;
+  /**
+   * A non-transition line whose envelope the fast scanner read (`fastEnvelope`): exactly what
+   * `event()` does for such a line, without the parsed object.
+   */
+  envelope(line: number, offset: number, size: number, env: FastEnvelope): void {
+    this.counts.events += 1;
+    this.checkEnvelope(line, offset, env.id, env.timestamp);
+    this.sink.event?.({
+      line, offset, id: env.id, time: env.timestamp, type: env.type, category: categoryOf(env.type), run: this.stateValue.currentRunId,
+      codon: env.codon, size,
+    });
+  }
+
+  private checkEnvelope(line: number, offset: number, id: string, timestamp: string): void {
     const run = this.stateValue.currentRunId;
-    const first = this.ids.get(event.id);
-    if (first === undefined) this.ids.set(event.id, line);
-    else this.emit("DUPLICATE_ID", `line ${line} reuses id ${event.id} of line ${first}`, line, offset, run, null, { id: event.id, firstLine: first });
-    const ms = Date.parse(event.timestamp);
+    const first = this.ids.get(id);
+    if (first === undefined) this.ids.set(id, line);
+    else this.emit("DUPLICATE_ID", `line ${line} reuses id ${id} of line ${first}`, line, offset, run, null, { id, firstLine: first });
+    const ms = Date.parse(timestamp);
     if (Number.isNaN(ms)) {
-      this.emit("BAD_TIMESTAMP", `line ${line}: timestamp ${JSON.stringify(event.timestamp).slice(0, 60)} is not ISO-8601`, line, offset, run, null, { actual: event.timestamp });
+      this.emit("BAD_TIMESTAMP", `line ${line}: timestamp ${JSON.stringify(timestamp).slice(0, 60)} is not ISO-8601`, line, offset, run, null, { actual: timestamp });
       return;
     }
     const prev = this.lastTime;
     if (prev !== null && ms < prev.ms) {
-      this.emit("TIME_BACKWARDS", `line ${line} (${event.timestamp}) is ${prev.ms - ms} ms before line ${prev.line} (${prev.time})`, line, offset, run, null, {
+      this.emit("TIME_BACKWARDS", `line ${line} (${timestamp}) is ${prev.ms - ms} ms before line ${prev.line} (${prev.time})`, line, offset, run, null, {
         previousLine: prev.line, previousTime: prev.time, backwardsMs: prev.ms - ms,
       });
     }
-    this.lastTime = { line, time: event.timestamp, ms };
+    this.lastTime = { line, time: timestamp, ms };
   }
 
   private transition(rec: FoldEvent): { run: string | null; codon: string | null } {

@@ -3,9 +3,10 @@
  * plain and dieted journals audit the same), drives the pure fold, filters, and streams rows and
  * findings to the caller.
  */
-import type { HankweaveState } from "@hankweave-journal/core";
+import { layoutOf, type HankweaveState } from "@hankweave-journal/core";
 import { openReader } from "@hankweave-journal/diet";
 import { AuditFold } from "./audit-fold.js";
+import { feedRawLine, rawLineBatches } from "./line-feed.js";
 import type { AuditFinding, AuditRow, RunSummary } from "./audit-types.js";
 import { summarizeRuns } from "./run-summary.js";
 
@@ -80,12 +81,21 @@ export async function streamAudit(exec: string, filter: AuditFilter = {}, cb: Au
   };
   const reader = await openReader(exec);
   try {
-    const range = filter.toLine === undefined ? {} : { toLine: filter.toLine };
-    for await (const rec of reader.events({ ...range, onFinding: (f) => fold.finding(f) })) {
-      await flush();
-      fold.event({ line: rec.line, offset: rec.offset, size: rec.bytes.length, event: rec.event });
-      if (pending.length > 0) await flush();
-      if (signal?.aborted) break;
+    // Raw lines + feedRawLine: the same events and findings as reader.events(), but only
+    // state.transition lines (and lines the fast scanner cannot prove valid) pay for JSON.parse.
+    const toLine = filter.toLine ?? Number.POSITIVE_INFINITY;
+    let past = false;
+    for await (const batch of rawLineBatches(reader, layoutOf(exec).journal)) {
+      for (const raw of batch) {
+        if (raw.line > toLine) {
+          past = true;
+          break;
+        }
+        feedRawLine(fold, raw);
+        if (pending.length > 0) await flush();
+        if (signal?.aborted) break;
+      }
+      if (past || signal?.aborted) break;
     }
     await flush();
     const totals = fold.totals;

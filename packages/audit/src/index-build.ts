@@ -12,12 +12,12 @@ import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as fsp from "node:fs/promises";
 import Database from "better-sqlite3";
-import { layoutOf, type RawLine } from "@hankweave-journal/core";
+import { layoutOf } from "@hankweave-journal/core";
 import { openReader } from "@hankweave-journal/diet";
-import { eventsFromRawLines, scanRawLines } from "@hankweave-journal/journal";
 import { AuditFold, type AuditFoldSnapshot } from "./audit-fold.js";
 import { INDEX_SCHEMA_VERSION, SCHEMA_INDEXES_SQL, SCHEMA_TABLES_SQL } from "./index-schema.js";
 import { IndexWriter } from "./index-writer.js";
+import { feedRawLine, rawLineBatches } from "./line-feed.js";
 import { readIndexMeta, type IndexMeta } from "./index-meta.js";
 
 /** What `buildIndex` did. */
@@ -70,20 +70,6 @@ async function planIndex(exec: string, kind: "plain" | "dieted", bytes: number, 
     }
   }
   return bytes === meta.journalBytes ? { mode: "unchanged", meta } : { mode: "incremental", meta };
-}
-
-/** Raw lines passed through while remembering the last terminated one (offset and length). */
-async function* tapLines(lines: AsyncIterable<RawLine>, seen: { line: number; offset: number; length: number; count: number; bytes: number }): AsyncGenerator<RawLine> {
-  for await (const raw of lines) {
-    seen.count += 1;
-    seen.bytes += raw.bytes.length + (raw.terminated ? 1 : 0);
-    if (raw.terminated) {
-      seen.line = raw.line;
-      seen.offset = raw.offset;
-      seen.length = raw.bytes.length + 1;
-    }
-    yield raw;
-  }
 }
 
 async function fsyncFile(path: string): Promise<void> {
@@ -153,20 +139,17 @@ export async function buildIndex(exec: string, opts: IndexOptions = {}): Promise
       const fold = new AuditFold(writer.sink(), snapshot, ids);
       const before = fold.totals;
       const findingsBefore = writer.findingsWritten;
-      let raw: AsyncIterable<RawLine>;
-      let fh: fsp.FileHandle | undefined;
-      if (plan.mode === "incremental") {
-        fh = await fsp.open(layout.journal, "r");
-        raw = scanRawLines(fh, start);
-      } else {
-        raw = reader.lines();
-      }
-      try {
-        for await (const rec of eventsFromRawLines(tapLines(raw, seen), { onFinding: (f) => fold.finding(f) })) {
-          fold.event({ line: rec.line, offset: rec.offset, size: rec.bytes.length, event: rec.event });
+      for await (const batch of rawLineBatches(reader, layout.journal, start)) {
+        for (const raw of batch) {
+          seen.count += 1;
+          seen.bytes += raw.bytes.length + (raw.terminated ? 1 : 0);
+          if (raw.terminated) {
+            seen.line = raw.line;
+            seen.offset = raw.offset;
+            seen.length = raw.bytes.length + 1;
+          }
+          feedRawLine(fold, raw);
         }
-      } finally {
-        await fh?.close();
       }
       writer.replaceRunsAndAttempts(fold.state, fold.lines);
       const indexedBytes = seen.offset < 0 ? 0 : seen.offset + seen.length;

@@ -1,0 +1,100 @@
+import { appendFileSync, existsSync, mkdtempSync } from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { layoutOf } from "@hankweave-journal/core";
+import { openReader } from "@hankweave-journal/diet";
+import { eventsFromRawLines } from "@hankweave-journal/journal";
+import { describe, expect, it } from "vitest";
+import { AuditFold } from "./audit-fold.js";
+import { feedRawLine, rawLineBatches, type FeedStats } from "./line-feed.js";
+import { CONF, SMALL_JOURNALS, copyExecution, journalLines, plantDefects, writeJournal } from "./testing/plant.js";
+import { writeSyntheticExecution } from "./testing/synthetic.js";
+
+/** Everything a fold reports, fed either through the reader's parse (slow) or feedRawLine (fast). */
+async function foldOutput(exec: string, mode: "slow" | "fast", stats?: FeedStats): Promise<unknown[]> {
+  const out: unknown[] = [];
+  const fold = new AuditFold({ event: (e) => void out.push(["event", e]), row: (r) => void out.push(["row", r]), finding: (f) => void out.push(["finding", f]) });
+  const reader = await openReader(exec);
+  try {
+    if (mode === "slow") {
+      // The reader's own line-by-line parse (recordOfLine per raw line, findings in line order).
+      for await (const rec of eventsFromRawLines(reader.lines(), { onFinding: (f) => fold.finding(f) })) {
+        fold.event({ line: rec.line, offset: rec.offset, size: rec.bytes.length, event: rec.event });
+      }
+    } else {
+      for await (const batch of rawLineBatches(reader, layoutOf(exec).journal)) for (const raw of batch) feedRawLine(fold, raw, stats);
+    }
+  } finally {
+    await reader.close();
+  }
+  out.push(["state", fold.snapshot()]);
+  return out;
+}
+
+async function expectSame(exec: string): Promise<FeedStats & { codes: string[] }> {
+  const stats = { fast: 0, parsed: 0 };
+  const fast = await foldOutput(exec, "fast", stats);
+  const slow = await foldOutput(exec, "slow");
+  if (process.env.DEBUG_FEED) for (let i = 0; i < Math.max(fast.length, slow.length); i++) if (JSON.stringify(fast[i]) !== JSON.stringify(slow[i])) { console.log(JSON.stringify(fast[i]), "\n", JSON.stringify(slow[i])); break; }
+  expect(fast.length).toBe(slow.length);
+  expect(fast).toEqual(slow);
+  const codes = fast.filter((x) => (x as unknown[])[0] === "finding").map((x) => ((x as unknown[])[1] as { code: string }).code);
+  return { ...stats, codes };
+}
+
+describe("feedRawLine (fast envelope path) gives the fold exactly what the reader's line parse gives it", () => {
+  it("on a synthetic execution with every outcome (and takes the fast path for its non-transition lines)", async () => {
+    const exec = mkdtempSync(path.join(os.tmpdir(), "hw-feed-"));
+    writeSyntheticExecution(exec, { repeat: 3, fillerPerAttempt: 3, fillerBytes: 300 });
+    const stats = await expectSame(exec);
+    expect(stats.fast).toBeGreaterThan(0);
+    expect(stats.parsed).toBeGreaterThan(0);
+  });
+
+  it("on odd but valid lines and on corrupt ones (blank, whitespace, escapes, duplicate keys, bad UTF-8, torn tail)", async () => {
+    const exec = mkdtempSync(path.join(os.tmpdir(), "hw-feed-odd-"));
+    writeSyntheticExecution(exec, { repeat: 1 });
+    const j = layoutOf(exec).journal;
+    const t = "2026-03-05T23:00:00.000Z";
+    appendFileSync(j, [
+      "", "   \t", ` {"id":"o1","timestamp":"${t}","type":"info","data":{"codonId":"c\\u0031"}} `,
+      `{"id":"o2","timestamp":"${t}","type":"info","data":{"codonId":"a","codonId":"b"}}`,
+      `{"id":"o3","timestamp":"${t}","type":"info","data":{"codon\\u0049d":"esc"}}`,
+      `{"id":"o4","timestamp":"${t}","type":"info","data":1,"type":7}`,
+      `{"id":"o5","timestamp":"${t}","type":"info","data":{"x":"tab\there"}}`,
+      `{"id":"o6","timestamp":"${t}","type":"info"}`, `{"id":"o7","timestamp":"${t}","type":"info","data":[1,2,]}`,
+      `{"data":{"codonId":"late"},"type":"info","timestamp":"${t}","id":"o8"}`, `{"id":"o9","timestamp":"not a time","type":"info","data":null}`,
+      `{"id":"o1","timestamp":"2026-03-05T22:00:00.000Z","type":"info","data":{}}`,
+    ].join("\n") + "\n");
+    appendFileSync(j, Buffer.concat([Buffer.from(`{"id":"u","timestamp":"${t}","type":"info","data":"`), Buffer.from([0xff, 0xfe]), Buffer.from('"}\n{"id":"torn"')]));
+    const r = await expectSame(exec);
+    expect(new Set(r.codes)).toEqual(new Set(["CORRUPT_LINE", "INVALID_UTF8", "TORN_TAIL", "DUPLICATE_ID", "BAD_TIMESTAMP", "TIME_BACKWARDS"]));
+  });
+
+  if (!existsSync(CONF)) {
+    it("conformance folder is absent: these tests cannot run", () => {
+      if (process.env.REQUIRE_CONFORMANCE) throw new Error("missing");
+      console.warn("skipped: ../shared/conformance absent");
+      expect(existsSync(CONF)).toBe(false);
+    });
+  }
+
+  it.runIf(existsSync(CONF))("on every conformance journal", async () => {
+    const names = [...SMALL_JOURNALS, "plan-gen-execution"];
+    expect(names.length).toBe(6);
+    for (const name of names) await expectSame(path.join(CONF, name));
+  });
+
+  it.runIf(existsSync(CONF))("on each planted-defect journal", async () => {
+    const base = copyExecution("budget-loop-level-replay");
+    const plants = plantDefects(journalLines(base));
+    expect(Object.keys(plants).length).toBeGreaterThan(5);
+    for (const [code, p] of Object.entries(plants)) {
+      const exec = copyExecution("budget-loop-level-replay");
+      writeJournal(exec, p.text);
+      await expectSame(exec).catch((e: Error) => {
+        throw new Error(`${code}: ${e.message}`);
+      });
+    }
+  });
+});
