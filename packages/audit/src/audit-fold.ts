@@ -19,7 +19,7 @@ import {
 import { severityOf } from "./audit-codes.js";
 import type { AuditFinding, AuditSink, FoldEvent } from "./audit-types.js";
 import type { FastEnvelope } from "./fast-envelope.js";
-import { compareResultingState, isTerminalStatus, latestRecord, recordCost, runCost, transitionProblem } from "./fold-helpers.js";
+import { compareResultingState, isTerminalStatus, latestRecord, msSameMinute, recordCost, runCost, transitionProblem } from "./fold-helpers.js";
 import { RunLines, type RunLinesSnapshot } from "./run-lines.js";
 
 /** The resumable part of a fold (everything but the id map, which the index rebuilds). */
@@ -136,7 +136,7 @@ export class AuditFold {
     const first = this.ids.get(id);
     if (first === undefined) this.ids.set(id, line);
     else this.emit("DUPLICATE_ID", `line ${line} reuses id ${id} of line ${first}`, line, offset, run, null, { id, firstLine: first });
-    const ms = Date.parse(timestamp);
+    const ms = this.lastTime !== null ? msSameMinute(timestamp, this.lastTime) : Date.parse(timestamp);
     if (Number.isNaN(ms)) {
       this.emit("BAD_TIMESTAMP", `line ${line}: timestamp ${JSON.stringify(timestamp).slice(0, 60)} is not ISO-8601`, line, offset, run, null, { actual: timestamp });
       return;

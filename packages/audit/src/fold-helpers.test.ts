@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { compareResultingState, isTerminalStatus, transitionProblem } from "./fold-helpers.js";
+import fc from "fast-check";
+import { compareResultingState, isTerminalStatus, msSameMinute, transitionProblem } from "./fold-helpers.js";
 
 describe("fold helpers", () => {
   it("compares resultingState field by field, to the last bit, with delta = journaled − recomputed", () => {
@@ -26,5 +27,26 @@ describe("fold helpers", () => {
 
   it("knows the three terminal statuses", () => {
     expect(["completed", "failed", "skipped", "running", "preparing", undefined].map(isTerminalStatus)).toEqual([true, true, true, false, false, false]);
+  });
+
+  it("msSameMinute equals Date.parse (canonical same-minute pairs, hour 24, leap seconds, other formats)", () => {
+    const base = Date.parse("2026-03-05T18:50:00.000Z");
+    fc.assert(
+      fc.property(fc.integer({ min: -200_000, max: 200_000 }), fc.integer({ min: 0, max: 130_000 }), fc.constantFrom("", "x", "24"), (a, d, variant) => {
+        const prevTime = new Date(base + a).toISOString();
+        let t = new Date(base + a + d - 60_000).toISOString();
+        if (variant === "x") t = `${t.slice(0, 17)}6${t.slice(18)}`; // seconds 6x: NaN
+        if (variant === "24") t = `${prevTime.slice(0, 11)}24:00:0${d % 2}.000Z`;
+        const prev = { time: variant === "24" ? `${prevTime.slice(0, 11)}24:00:00.000Z` : prevTime, ms: 0 };
+        prev.ms = Date.parse(prev.time);
+        expect(Object.is(msSameMinute(t, prev), Date.parse(t))).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
+    const prev = { time: "2026-03-05T18:50:18.415Z", ms: Date.parse("2026-03-05T18:50:18.415Z") };
+    for (const t of ["2026-03-05T18:50:60.000Z", "2026-03-05T18:50:19.4150", "2026-03-05T18:50:19Z", "2026-03-05 18:50:19.000Z", "x"]) {
+      expect(Object.is(msSameMinute(t, prev), Date.parse(t)), t).toBe(true);
+    }
+    expect(msSameMinute("2026-03-05T18:50:19.001Z", prev)).toBe(Date.parse("2026-03-05T18:50:19.001Z"));
   });
 });

@@ -105,3 +105,48 @@ export function addTokens(a: TokenUsage, b: TokenUsage): void {
   a.cacheCreationTokens += b.cacheCreationTokens;
   a.cacheReadTokens += b.cacheReadTokens;
 }
+
+const CANONICAL_TIME_LENGTH = 24; // YYYY-MM-DDTHH:MM:SS.mmmZ
+
+/** True when `t[17..23]` is `SS.mmmZ` with SS ≤ 59. */
+function canonicalSecondsTail(t: string): boolean {
+  const s1 = t.charCodeAt(17) - 48;
+  const s2 = t.charCodeAt(18) - 48;
+  return s1 >= 0 && s1 <= 5 && s2 >= 0 && s2 <= 9 && t.charCodeAt(19) === 46 && isDigitAt(t, 20) && isDigitAt(t, 21) && isDigitAt(t, 22) && t.charCodeAt(23) === 90;
+}
+
+function isDigitAt(t: string, i: number): boolean {
+  const c = t.charCodeAt(i);
+  return c >= 48 && c <= 57;
+}
+
+/** True when `t[0..16]` is `YYYY-MM-DDTHH:MM:` (digits and separators; values are checked by Date.parse of the previous time). */
+function canonicalMinutePrefix(t: string): boolean {
+  for (let i = 0; i < 17; i++) {
+    const c = t.charCodeAt(i);
+    const want = i === 4 || i === 7 ? 45 : i === 10 ? 84 : i === 13 || i === 16 ? 58 : -1;
+    if (want === -1 ? c < 48 || c > 57 : c !== want) return false;
+  }
+  return true;
+}
+
+function secondsTailMs(t: string): number {
+  return (t.charCodeAt(17) - 48) * 10000 + (t.charCodeAt(18) - 48) * 1000 + (t.charCodeAt(20) - 48) * 100 + (t.charCodeAt(21) - 48) * 10 + (t.charCodeAt(22) - 48);
+}
+
+/**
+ * `Date.parse(t)` without parsing when `t` and the previous (valid) timestamp are canonical and
+ * share their minute (`YYYY-MM-DDTHH:MM:`, hour not 24): then they differ only by seconds and
+ * milliseconds, so `prev.ms − prevTail + tail` is exactly what Date.parse returns. Otherwise it
+ * calls Date.parse. `prev.ms` must be `Date.parse(prev.time)`.
+ * @example msSameMinute("2026-03-05T18:50:19.000Z", { time: "2026-03-05T18:50:18.415Z", ms: Date.parse("2026-03-05T18:50:18.415Z") })
+ */
+export function msSameMinute(t: string, prev: { time: string; ms: number }): number {
+  const p = prev.time;
+  if (t.length !== CANONICAL_TIME_LENGTH || p.length !== CANONICAL_TIME_LENGTH) return Date.parse(t);
+  for (let i = 16; i >= 0; i--) if (t.charCodeAt(i) !== p.charCodeAt(i)) return Date.parse(t);
+  if (!canonicalMinutePrefix(t)) return Date.parse(t);
+  if (t.charCodeAt(11) === 50 && t.charCodeAt(12) === 52) return Date.parse(t); // hour 24 is valid only as 24:00:00.000
+  if (!canonicalSecondsTail(t) || !canonicalSecondsTail(p)) return Date.parse(t);
+  return prev.ms - secondsTailMs(p) + secondsTailMs(t);
+}

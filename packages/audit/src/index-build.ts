@@ -120,6 +120,8 @@ export async function buildIndex(exec: string, opts: IndexOptions = {}): Promise
       db.pragma("journal_mode = OFF");
       db.pragma("synchronous = OFF");
       db.pragma("cache_size = -65536");
+      db.pragma("locking_mode = EXCLUSIVE"); // a private temp file: no other connection
+      db.pragma("temp_store = MEMORY"); // index builds sort in memory
       if (plan.mode === "full") db.exec(SCHEMA_TABLES_SQL);
       const writer = new IndexWriter(db);
       let snapshot: AuditFoldSnapshot | undefined;
