@@ -5,8 +5,8 @@
 import type { ExecLayout } from "@hankweave-journal/core";
 import { readBlob } from "@hankweave-journal/cas";
 
-/** Bytes of bodies kept in memory by default (keeps reads and restores well under 256 MB RSS). */
-export const BODY_CACHE_BYTES = 32 * 1024 * 1024;
+/** Bytes of bodies kept in memory by default (keeps reads and restores under 256 MB RSS at 1 GB). */
+export const BODY_CACHE_BYTES = 16 * 1024 * 1024;
 
 /** An LRU of verified bodies, kept JSON-escaped as UTF-8 bytes (what rehydration splices in). */
 export class BodyCache {

@@ -298,7 +298,7 @@ export class DietedSource {
 }
 
 /** Frames decompressed (and their bodies read) ahead of the one being consumed. */
-export const PREFETCH_FRAMES = 4;
+export const PREFETCH_FRAMES = 2;
 
 const KEY_PREFIX: Record<string, Buffer> = {
   content: Buffer.from('"content":', "latin1"),
