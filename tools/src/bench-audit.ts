@@ -6,6 +6,9 @@
  *
  *   node --import tsx tools/src/bench-audit.ts [--mb 100] [--dir /tmp/x] [--json]
  *
+ * With `--dir D` an existing execution at `D/exec` is used (e.g. one made by tools/src/generate.ts);
+ * note that the incremental step rewrites its journal (cut at 99%, then the rest appended back).
+ *
  * Keep `--mb` ≤ 100 on shared machines. Results go to stdout (a table, or one JSON object).
  */
 import { spawnSync } from "node:child_process";
@@ -57,6 +60,31 @@ async function child(kind: string, exec: string): Promise<void> {
   } else if (kind === "index-full" || kind === "index-inc") {
     const r = await buildIndex(exec, { full: kind === "index-full" });
     out = { mode: r.mode, events: r.eventsAdded, transitions: r.transitionsAdded, findings: r.findingsAdded, linesRead: r.linesRead };
+  } else if (kind === "naive-insert") {
+    // Exactly the baseline of `npm run bench` (tools/src/bench/runner.ts, sqliteNaive): read the
+    // whole file, JSON.parse every line, insert (line, offset, id, ts, type, runId, codonId).
+    const file = path.join(path.dirname(layoutOf(exec).index), "naive-insert.sqlite");
+    rmSync(file, { force: true });
+    const d = new Database(file);
+    d.pragma("journal_mode = WAL");
+    d.exec("CREATE TABLE events (line INTEGER PRIMARY KEY, offset INTEGER, id TEXT, ts TEXT, type TEXT, run TEXT, codon TEXT)");
+    const ins = d.prepare("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?)");
+    const buf = readFileSync(layoutOf(exec).journal);
+    let line = 0;
+    let from = 0;
+    d.transaction(() => {
+      for (;;) {
+        const nl = buf.indexOf(10, from);
+        if (nl < 0) break;
+        const e = JSON.parse(buf.toString("utf8", from, nl)) as { id: string; timestamp: string; type: string; data: Record<string, unknown> };
+        ins.run(line, from, e.id, e.timestamp, e.type, (e.data?.runId as string) ?? null, (e.data?.codonId as string) ?? null);
+        line += 1;
+        from = nl + 1;
+      }
+    })();
+    d.close();
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(file + suffix, { force: true });
+    out = { events: line };
   } else if (kind === "insert-compare") {
     // The same rows (the fold's output for this journal) inserted twice into fresh databases with
     // the same schema and pragmas: once through the index's IndexWriter sink, once as plain
@@ -159,6 +187,7 @@ async function main(): Promise<void> {
     const p = parse(o);
     return { events: p.events, rows: p.events + p.transitions + p.findings };
   });
+  const naive = measure("bench baseline: readFileSync + JSON.parse + insert", node(["--child", "naive-insert", exec]), (o) => ({ events: parse(o).events, rows: parse(o).events }));
   let cmp: Record<string, number> = {};
   measure("index inserts vs plain better-sqlite3 insert", node(["--child", "insert-compare", exec]), (o) => {
     cmp = parse(o);
@@ -200,6 +229,9 @@ async function main(): Promise<void> {
       /** End to end (read, parse every line, fold, insert, indexes, fsync) ÷ plain insert alone. */
       endToEndIndexRowsPerCpuSecond: Math.round((full.rows ?? 0) / full.cpuSeconds),
       endToEndRatio: Number((((full.rows ?? 0) / full.cpuSeconds) / (cmp.rows / cmp.plainCpuSeconds)).toFixed(2)),
+      /** `npm run bench`'s index ratio on this journal: the baseline's CPU time ÷ the full build's (same journal, same events). */
+      benchBaselineCpuSeconds: Number(naive.cpuSeconds.toFixed(3)),
+      vsBenchBaseline: Number((naive.cpuSeconds / full.cpuSeconds).toFixed(2)),
     },
     node: process.version,
     cpus: os.cpus().length,
