@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, mkdtempSync } from "node:fs";
+import { appendFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { layoutOf } from "@hankweave-journal/core";
@@ -49,6 +49,7 @@ describe("feedRawLine (fast envelope path) gives the fold exactly what the reade
     const stats = await expectSame(exec);
     expect(stats.fast).toBeGreaterThan(0);
     expect(stats.parsed).toBeGreaterThan(0);
+    rmSync(exec, { recursive: true, force: true });
   });
 
   it("on odd but valid lines and on corrupt ones (blank, whitespace, escapes, duplicate keys, bad UTF-8, torn tail)", async () => {
@@ -69,6 +70,7 @@ describe("feedRawLine (fast envelope path) gives the fold exactly what the reade
     appendFileSync(j, Buffer.concat([Buffer.from(`{"id":"u","timestamp":"${t}","type":"info","data":"`), Buffer.from([0xff, 0xfe]), Buffer.from('"}\n{"id":"torn"')]));
     const r = await expectSame(exec);
     expect(new Set(r.codes)).toEqual(new Set(["CORRUPT_LINE", "INVALID_UTF8", "TORN_TAIL", "DUPLICATE_ID", "BAD_TIMESTAMP", "TIME_BACKWARDS"]));
+    rmSync(exec, { recursive: true, force: true });
   });
 
   if (!existsSync(CONF)) {
