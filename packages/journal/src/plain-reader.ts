@@ -94,17 +94,36 @@ const DONE: IteratorReturnResult<undefined> = Object.freeze({ value: undefined, 
  * An async iterator over the elements of batches: one resolved promise per element, one await of
  * the source per batch (an async generator costs a resume plus promise hops per element).
  */
+/** A finding travelling in a batch at its line's position, so findings and records keep file order. */
+class FindingItem {
+  constructor(readonly finding: Finding) {}
+}
+
 class BatchedIterator<T> implements AsyncIterableIterator<T> {
-  private batch: T[] = [];
+  private batch: (T | FindingItem)[] = [];
   private i = 0;
   private finished = false;
   private refilling: Promise<IteratorResult<T>> | null = null;
 
-  constructor(private readonly source: AsyncGenerator<T[]>) {}
+  constructor(
+    private readonly source: AsyncGenerator<(T | FindingItem)[]>,
+    private readonly onFinding: ((f: Finding) => void) | undefined,
+  ) {}
+
+  /** The next record of the current batch, delivering the findings before it; undefined at its end. */
+  private take(): T | undefined {
+    while (this.i < this.batch.length) {
+      const item = this.batch[this.i++]!;
+      if (item instanceof FindingItem) this.onFinding?.(item.finding);
+      else return item;
+    }
+    return undefined;
+  }
 
   next(): Promise<IteratorResult<T>> {
     if (this.refilling !== null) return this.refilling.then(() => this.next());
-    if (this.i < this.batch.length) return Promise.resolve({ value: this.batch[this.i++], done: false });
+    const value = this.take();
+    if (value !== undefined) return Promise.resolve({ value, done: false });
     if (this.finished) return Promise.resolve(DONE);
     const p = this.refill().finally(() => {
       if (this.refilling === p) this.refilling = null;
@@ -124,7 +143,8 @@ class BatchedIterator<T> implements AsyncIterableIterator<T> {
       }
       this.batch = r.value;
       this.i = 0;
-      if (this.batch.length > 0) return { value: this.batch[this.i++], done: false };
+      const value = this.take();
+      if (value !== undefined) return { value, done: false };
     }
   }
 
@@ -215,15 +235,18 @@ class PlainReader implements JournalReader {
    * a line outside the range or whose sniffed type is not wanted costs the newline search and the
    * sniff only (no view, no object); the others go through recordOfLine.
    */
-  private async *eventBatches(opts: ScanOptions): AsyncGenerator<JournalRecord[]> {
+  private async *eventBatches(opts: ScanOptions): AsyncGenerator<(JournalRecord | FindingItem)[]> {
     const types = typeFilter(opts.types);
-    const onFinding = opts.onFinding;
+    // Findings go into the batch at their line's position (a line yields a record or a finding,
+    // never both), so the consumer sees them in file order between the records.
+    let found: Finding | undefined;
+    const onFinding = opts.onFinding === undefined ? undefined : (f: Finding) => void (found = f);
     const from = opts.fromLine ?? 0;
     const to = opts.toLine ?? Number.POSITIVE_INFINITY;
     if (from > to) return;
     await this.validateAnchors();
     let past = false;
-    const visit = (buf: Buffer, start: number, end: number, line: number, offset: number, terminated: boolean): JournalRecord | undefined => {
+    const visitLine = (buf: Buffer, start: number, end: number, line: number, offset: number, terminated: boolean): JournalRecord | undefined => {
       if (line % ANCHOR_EVERY_LINES === 0 && terminated) this.addAnchor(line, offset);
       if (line < from) return undefined;
       if (line > to) {
@@ -239,6 +262,13 @@ class PlainReader implements JournalReader {
       }
       return recordOfLine(raw, types, onFinding);
     };
+    const visit = (buf: Buffer, start: number, end: number, line: number, offset: number, terminated: boolean): JournalRecord | FindingItem | undefined => {
+      const rec = visitLine(buf, start, end, line, offset, terminated);
+      if (found === undefined) return rec;
+      const item = new FindingItem(found);
+      found = undefined;
+      return item;
+    };
     for await (const batch of scanLineChunks(this.fh, visit, this.bestAnchor(from))) {
       yield batch;
       if (past) return;
@@ -247,7 +277,7 @@ class PlainReader implements JournalReader {
 
   /** Records are served from the current chunk's batch without an async generator step per record. */
   events(opts: ScanOptions = {}): AsyncIterableIterator<JournalRecord> {
-    return new BatchedIterator(this.eventBatches(opts));
+    return new BatchedIterator(this.eventBatches(opts), opts.onFinding);
   }
 
   async getLine(line: number): Promise<JournalRecord | null> {

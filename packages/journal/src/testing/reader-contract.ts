@@ -68,6 +68,13 @@ function checkJournal(name: string, bytes: () => Buffer, setup: ReaderSetup): vo
       for (const s of got.severities) expect(s).toMatch(/^(CORRUPT_LINE:error|INVALID_UTF8:error|TORN_TAIL:warning)$/);
     });
 
+    it("events() interleaves findings with records in line order (a finding arrives before the next record)", async () => {
+      const seen: number[] = [];
+      for await (const r of reader.events({ onFinding: (f) => void seen.push(f.line ?? -1) })) seen.push(r.line);
+      const want = [...o.events.map((e) => e.line), ...o.findings.map((f) => f.line ?? -1)].sort((a, b) => a - b);
+      expect(seen).toEqual(want);
+    });
+
     it("events({types}) skips other types and keeps line numbers", async () => {
       for (const types of [["state.transition"], ["info", "tool.result"], ["no.such.type"]]) {
         const want = oracleFiltered(o, types);
