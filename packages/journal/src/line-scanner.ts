@@ -29,46 +29,14 @@ export async function* scanRawLineBatches(
   start: ScanStart = { offset: 0, line: 0 },
   chunkBytes: number = READ_CHUNK_BYTES,
 ): AsyncGenerator<RawLine[]> {
-  let position = start.offset;
-  let line = start.line;
-  let lineOffset = start.offset;
-  // Pieces of a line that spans chunks; concatenated once, when its newline arrives.
-  let pending: Buffer[] = [];
-  let pendingBytes = 0;
-  for (;;) {
-    // A fresh buffer per read: yielded views and pending pieces may still reference the old one.
-    const chunk = Buffer.allocUnsafe(chunkBytes);
-    const { bytesRead } = await fh.read(chunk, 0, chunkBytes, position);
-    if (bytesRead === 0) break;
-    position += bytesRead;
-    const data = chunk.subarray(0, bytesRead);
-    const batch: RawLine[] = [];
-    let from = 0;
-    for (;;) {
-      const nl = data.indexOf(NEWLINE, from);
-      if (nl < 0) break;
-      let bytes: Buffer;
-      if (pendingBytes > 0) {
-        pending.push(data.subarray(from, nl));
-        bytes = Buffer.concat(pending, pendingBytes + (nl - from));
-        pending = [];
-        pendingBytes = 0;
-      } else {
-        bytes = data.subarray(from, nl);
-      }
-      batch.push({ line, offset: lineOffset, bytes, terminated: true });
-      line += 1;
-      lineOffset += bytes.length + 1;
-      from = nl + 1;
-    }
-    if (from < data.length) {
-      pending.push(data.subarray(from));
-      pendingBytes += data.length - from;
-    }
+  const asRawLine: LineVisitor<RawLine> = (buf, from, end, line, offset, terminated) => ({
+    line,
+    offset,
+    bytes: buf.subarray(from, end),
+    terminated,
+  });
+  for await (const batch of scanLineChunks(fh, asRawLine, start, chunkBytes)) {
     if (batch.length > 0) yield batch;
-  }
-  if (pendingBytes > 0) {
-    yield [{ line, offset: lineOffset, bytes: Buffer.concat(pending, pendingBytes), terminated: false }];
   }
 }
 
