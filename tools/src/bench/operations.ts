@@ -214,7 +214,7 @@ export function operations(ctx: OpContext): Operation[] {
   const zstd19 = ctx.sizeBytes <= ctx.zstd19MaxBytes;
   const zstdRow = (level: 3 | 19): Contender => ({
     name: `zstd -${level} -T2`, role: "baseline", oneRound: level === 19,
-    unavailable: !ctx.tools.zstd ? "n/a (zstd missing)" : level === 19 && !zstd19 ? `n/a (only at <= ${ctx.zstd19MaxBytes / 1e6} MB)` : null,
+    unavailable: !ctx.tools.zstd ? "n/a (zstd missing)" : level === 19 && !zstd19 ? (ctx.zstd19MaxBytes === 0 ? "n/a (skipped by --quick)" : `n/a (only at <= ${ctx.zstd19MaxBytes / 1e6} MB)`) : null,
     prepare: (round) => ({ shell: `zstd -q -f -${level} -T2 ${q(journal)} -o ${q(join(ctx.work, `z${level}-${round}.zst`))}` }),
     outputBytes: (round) => {
       const p = join(ctx.work, `z${level}-${round}.zst`);
