@@ -5,6 +5,8 @@
 import { isJournalError } from "@hankweave-journal/core";
 import { COMMANDS, FLAG_ALIASES } from "./commands.js";
 import type { CliIO } from "./io.js";
+import { startProgress } from "./progress.js";
+import { resolve as resolvePath } from "node:path";
 
 export const USAGE_TEXT = (): string =>
   [
@@ -34,8 +36,11 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     await io.stdout(command.help.endsWith("\n") ? command.help : command.help + "\n");
     return 0;
   }
+  let stopProgress = (): void => undefined;
   try {
     const args = command.parseArgs(rest);
+    const exec = rest.find((a) => !a.startsWith("-"));
+    stopProgress = startProgress(io, command.name, exec === undefined ? undefined : resolvePath(io.cwd, exec));
     return await command.run(args, io);
   } catch (e) {
     if (isJournalError(e)) {
@@ -53,6 +58,8 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     const err = e as Error;
     io.stderr(`internal error: ${err?.stack ?? String(e)}\n`);
     return 1;
+  } finally {
+    stopProgress();
   }
 }
 
