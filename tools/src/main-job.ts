@@ -14,7 +14,7 @@ import { cpSync, mkdirSync, mkdtempSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { codonCost, type HankweaveState } from "@hankweave-journal/core";
+import { codonCost, layoutOf, type HankweaveState } from "@hankweave-journal/core";
 import { foldExecution, savedStateOf } from "@hankweave-journal/state";
 import { applyDiet, restoreJournal, hashFile } from "@hankweave-journal/diet";
 import { auditExecution, formatAuditSummary, summarizeAudit, writeReport } from "@hankweave-journal/audit";
@@ -96,7 +96,7 @@ async function main(): Promise<number> {
   const work = mkdtempSync(join(tmpdir(), "hankweave-main-job-"));
   const copy = join(work, "exec");
   cpSync(FIXTURE, copy, { recursive: true });
-  const before = await hashFile(join(copy, ".hankweave", "events", "events.jsonl"));
+  const before = await hashFile(layoutOf(copy).journal);
   const diet = await applyDiet(copy);
   const s = diet.stored;
   const pct = (n: number) => `${((100 * n) / diet.originalBytes).toFixed(1)}%`;
@@ -109,7 +109,7 @@ async function main(): Promise<number> {
   // hash, a restore dry run against originalSha256, the fold against state.json.
   if ((await runCli(["verify", copy, "--deep"], io)) !== 0) ok = false;
   const restored = await restoreJournal(copy);
-  const after = await hashFile(join(copy, ".hankweave", "events", "events.jsonl"));
+  const after = await hashFile(layoutOf(copy).journal);
   const same = after.sha256 === before.sha256 && after.bytes === before.bytes && restored.originalSha256 === before.sha256;
   process.stdout.write(
     `restored (${restored.status}, published by ${restored.publishedBy}): ${after.bytes} bytes, sha256 ${after.sha256} ` +
