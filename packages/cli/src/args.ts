@@ -37,3 +37,32 @@ export function intFlag(value: unknown, flag: string): number | undefined {
   }
   return Number(value);
 }
+
+/** The flags shared by commands that filter a journal: `--run`, `--codon`, `--from-line`, `--to-line`. */
+export const FILTER_OPTIONS = {
+  run: { type: "string" },
+  codon: { type: "string" },
+  "from-line": { type: "string" },
+  "to-line": { type: "string" },
+} as const;
+
+/** A run/codon/line-range filter; absent flags stay absent (not undefined-valued keys). */
+export interface FilterFlags {
+  run?: string;
+  codon?: string;
+  fromLine?: number;
+  toLine?: number;
+}
+
+/** The filter from parsed FILTER_OPTIONS values; USAGE when `--to-line` is before `--from-line`. */
+export function filterFlags(values: Parsed["values"]): FilterFlags {
+  const out: FilterFlags = {};
+  if (typeof values.run === "string") out.run = values.run;
+  if (typeof values.codon === "string") out.codon = values.codon;
+  const from = intFlag(values["from-line"], "--from-line");
+  const to = intFlag(values["to-line"], "--to-line");
+  if (from !== undefined) out.fromLine = from;
+  if (to !== undefined) out.toLine = to;
+  if (from !== undefined && to !== undefined && to < from) throw new JournalError("USAGE", "--to-line is before --from-line");
+  return out;
+}

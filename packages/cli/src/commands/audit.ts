@@ -6,7 +6,7 @@ import { JournalError } from "@hankweave-journal/core";
 import {
   formatUsd, streamAudit, summarizeAudit, type AuditFilter, type AuditFinding, type AuditRow,
 } from "@hankweave-journal/audit";
-import { intFlag, parseCommandArgs } from "../args.js";
+import { FILTER_OPTIONS, filterFlags, parseCommandArgs } from "../args.js";
 import type { CliIO, Command } from "../io.js";
 
 export interface AuditArgs extends AuditFilter {
@@ -53,18 +53,10 @@ export const auditCommand: Command<AuditArgs> = {
   help: HELP,
   parseArgs(argv) {
     const p = parseCommandArgs(argv, {
-      run: { type: "string" }, codon: { type: "string" }, "from-line": { type: "string" }, "to-line": { type: "string" },
-      json: { type: "boolean" }, jsonl: { type: "boolean" },
+      ...FILTER_OPTIONS, json: { type: "boolean" }, jsonl: { type: "boolean" },
     }, { min: 1, max: 1 });
     if (p.values.json && p.values.jsonl) throw new JournalError("USAGE", "--json and --jsonl are exclusive");
-    const args: AuditArgs = { exec: p.positionals[0], format: p.values.json ? "json" : p.values.jsonl ? "jsonl" : "text" };
-    if (typeof p.values.run === "string") args.run = p.values.run;
-    if (typeof p.values.codon === "string") args.codon = p.values.codon;
-    const from = intFlag(p.values["from-line"], "--from-line");
-    const to = intFlag(p.values["to-line"], "--to-line");
-    if (from !== undefined) args.fromLine = from;
-    if (to !== undefined) args.toLine = to;
-    return args;
+    return { exec: p.positionals[0], format: p.values.json ? "json" : p.values.jsonl ? "jsonl" : "text", ...filterFlags(p.values) };
   },
   async run(args, io) {
     const filter: AuditFilter = { run: args.run, codon: args.codon, fromLine: args.fromLine, toLine: args.toLine };

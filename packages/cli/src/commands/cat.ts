@@ -5,7 +5,7 @@
 import { JournalError, type Finding, type JournalEvent, type RawLine } from "@hankweave-journal/core";
 import { openReader } from "@hankweave-journal/diet";
 import { eventsFromRawLines } from "@hankweave-journal/journal";
-import { intFlag, parseCommandArgs } from "../args.js";
+import { FILTER_OPTIONS, filterFlags, intFlag, parseCommandArgs } from "../args.js";
 import type { Command } from "../io.js";
 
 export interface CatArgs {
@@ -79,10 +79,7 @@ Exit codes: 0 ok, 1 corrupt lines were found (or an error), 2 usage.`,
   parseArgs(argv) {
     const p = parseCommandArgs(argv, {
       type: { type: "string", multiple: true },
-      run: { type: "string" },
-      codon: { type: "string" },
-      "from-line": { type: "string" },
-      "to-line": { type: "string" },
+      ...FILTER_OPTIONS,
       follow: { type: "boolean", short: "f" },
       "poll-ms": { type: "string" },
     }, { min: 1, max: 1 });
@@ -92,14 +89,7 @@ Exit codes: 0 ok, 1 corrupt lines were found (or an error), 2 usage.`,
       follow: p.values.follow === true,
       pollMs: intFlag(p.values["poll-ms"], "--poll-ms") ?? DEFAULT_POLL_MS,
     };
-    if (typeof p.values.run === "string") args.run = p.values.run;
-    if (typeof p.values.codon === "string") args.codon = p.values.codon;
-    const from = intFlag(p.values["from-line"], "--from-line");
-    const to = intFlag(p.values["to-line"], "--to-line");
-    if (from !== undefined) args.fromLine = from;
-    if (to !== undefined) args.toLine = to;
-    if (from !== undefined && to !== undefined && to < from) throw new JournalError("USAGE", "--to-line is before --from-line");
-    return args;
+    return { ...args, ...filterFlags(p.values) };
   },
 
   async run(args, io) {
