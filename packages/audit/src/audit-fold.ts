@@ -18,7 +18,6 @@ import {
 } from "@hankweave-journal/core";
 import { severityOf } from "./audit-codes.js";
 import type { AuditFinding, AuditSink, FoldEvent } from "./audit-types.js";
-import type { FastEnvelope } from "./fast-envelope.js";
 import { compareResultingState, isTerminalStatus, latestRecord, msSameMinute, recordCost, runCost, transitionProblem } from "./fold-helpers.js";
 import { RunLines, type RunLinesSnapshot } from "./run-lines.js";
 
@@ -119,16 +118,14 @@ export class AuditFold {
   }
 
   /**
-   * A non-transition line whose envelope the fast scanner read (`fastEnvelope`): exactly what
-   * `event()` does for such a line, without the parsed object.
+   * A valid line that is not a `state.transition`, given by its envelope (id, timestamp, type and
+   * `data.codonId` when that is a string, else null): exactly what `event()` does for such a
+   * line, without the parsed object.
    */
-  envelope(line: number, offset: number, size: number, env: FastEnvelope): void {
+  envelope(line: number, offset: number, size: number, id: string, timestamp: string, type: string, codon: string | null): void {
     this.counts.events += 1;
-    this.checkEnvelope(line, offset, env.id, env.timestamp);
-    this.sink.event?.({
-      line, offset, id: env.id, time: env.timestamp, type: env.type, category: categoryOf(env.type), run: this.stateValue.currentRunId,
-      codon: env.codon, size,
-    });
+    this.checkEnvelope(line, offset, id, timestamp);
+    this.sink.event?.({ line, offset, id, time: timestamp, type, category: categoryOf(type), run: this.stateValue.currentRunId, codon, size });
   }
 
   private checkEnvelope(line: number, offset: number, id: string, timestamp: string): void {

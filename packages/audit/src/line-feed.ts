@@ -41,7 +41,7 @@ export function feedRawLine(fold: AuditFold, raw: RawLine, stats?: FeedStats): v
     const env = fastEnvelope(bytes, 0, bytes.length);
     if (env !== null) {
       if (stats) stats.fast += 1;
-      fold.envelope(raw.line, raw.offset, bytes.length, env);
+      fold.envelope(raw.line, raw.offset, bytes.length, env.id, env.timestamp, env.type, env.codon);
       return;
     }
   }
