@@ -7,7 +7,7 @@ export {
   compressZstd, decompressZstd, CAS_ZSTD_LEVEL, JOURNAL_ZSTD_LEVEL, decompressLimitFor,
 } from "./zstd.js";
 export {
-  encodeSeekTable, parseSeekTable, readSeekTable, SeekableWriter, writeAll, readExactly,
+  encodeSeekTable, parseSeekTable, readSeekTable, readSeekTableSync, SeekableWriter, writeAll, readExactly, readExactlySync,
   SEEKABLE_SKIPPABLE_MAGIC, SEEKABLE_FOOTER_MAGIC,
 } from "./seekable.js";
 export type { SeekEntry, SeekTable } from "./seekable.js";

@@ -6,6 +6,7 @@
  * decompressed}, then the 9-byte footer {u32 frames, u8 descriptor (0: no checksums), u32
  * 0x8F92EAB1}. A table is recognised only by the footer magic AND sizes adding up to the file.
  */
+import { readSync } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { JournalError } from "@hankweave-journal/core";
 import { compressZstd } from "./zstd.js";
@@ -95,6 +96,21 @@ export async function readSeekTable(fh: FileHandle, fileSize: number): Promise<S
 }
 
 /**
+ * `readSeekTable` for a raw descriptor, with synchronous reads (two small reads of a cached file:
+ * cheaper than two threadpool round trips on the open path of a one-line read).
+ */
+export function readSeekTableSync(fd: number, fileSize: number): SeekTable | null {
+  if (fileSize < FOOTER_BYTES + 8) return null;
+  const footer = readExactlySync(fd, FOOTER_BYTES, fileSize - FOOTER_BYTES);
+  if (footer.readUInt32LE(5) !== SEEKABLE_FOOTER_MAGIC) return null;
+  const n = footer.readUInt32LE(0);
+  const entryBytes = footer.readUInt8(4) & CHECKSUM_FLAG ? 12 : 8;
+  const tableBytes = 8 + n * entryBytes + FOOTER_BYTES;
+  if (tableBytes > fileSize) return null;
+  return parseSeekTable(readExactlySync(fd, tableBytes, fileSize - tableBytes), fileSize);
+}
+
+/**
  * Writes a seekable file frame by frame: `addFrame` compresses (up to `inFlight` at once, on the
  * libuv threadpool) and appends frames in submission order; `finish` appends the seek table.
  * Never holds more than `inFlight` uncompressed frames.
@@ -156,6 +172,22 @@ export async function readExactly(fh: FileHandle, length: number, position: numb
   let done = 0;
   while (done < length) {
     const { bytesRead } = await fh.read(buf, done, length - done, position + done);
+    if (bytesRead === 0) {
+      throw new JournalError("ZSTD_CORRUPT", `file ends at ${position + done}, expected ${length} bytes at ${position}`, {
+        byteOffset: position + done,
+      });
+    }
+    done += bytesRead;
+  }
+  return buf;
+}
+
+/** `readExactly` with synchronous reads on a raw descriptor; ZSTD_CORRUPT when the file is shorter. */
+export function readExactlySync(fd: number, length: number, position: number): Buffer {
+  const buf = Buffer.allocUnsafe(length);
+  let done = 0;
+  while (done < length) {
+    const bytesRead = readSync(fd, buf, done, length - done, position + done);
     if (bytesRead === 0) {
       throw new JournalError("ZSTD_CORRUPT", `file ends at ${position + done}, expected ${length} bytes at ${position}`, {
         byteOffset: position + done,

@@ -14,6 +14,7 @@ import { createRequire } from "node:module";
 interface ZstdWasm {
   init(): Promise<void>;
   compress(buf: Uint8Array, level?: number): Uint8Array;
+  decompress(buf: Uint8Array, opts?: { defaultHeapSize: number }): Uint8Array;
 }
 
 const wasm = createRequire(import.meta.url)("@bokuweb/zstd-wasm") as ZstdWasm;
@@ -24,5 +25,21 @@ export async function compressOneShot(data: Uint8Array, level: number): Promise<
   ready ??= wasm.init();
   await ready;
   const out = wasm.compress(data, level);
+  return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+}
+
+/** Ready the WebAssembly module (once per process). */
+export async function initOneShot(): Promise<void> {
+  ready ??= wasm.init();
+  await ready;
+}
+
+/**
+ * Decompress one frame whose header declares its content size, synchronously (`ZSTD_decompress`
+ * in WebAssembly: one allocation of exactly that size, reused heap). Call `initOneShot` first.
+ * Throws a plain Error on corrupt input (the caller maps it).
+ */
+export function decompressOneShot(data: Uint8Array): Buffer {
+  const out = wasm.decompress(data);
   return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
 }

@@ -1,5 +1,7 @@
 import { execFileSync } from "node:child_process";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { compressOneShot } from "./zstd-oneshot.js";
 import { compressZstd, decompressZstd } from "./zstd.js";
 import { inspectZstd } from "./zstd-frames.js";
 import { encodeSeekTable, parseSeekTable } from "./seekable.js";
@@ -66,6 +68,42 @@ describe("zstd guard", () => {
     }
   });
 });
+
+describe("one-shot in-thread decoding (single frame with a small content size)", () => {
+  const bodyArb = fc.oneof(
+    fc.uint8Array({ minLength: 0, maxLength: 70_000 }).map((a) => Buffer.from(a)),
+    fc.tuple(fc.string({ unit: "grapheme", maxLength: 60 }), fc.integer({ min: 1, max: 3000 })).map(([t, n]) => Buffer.from(t.repeat(n))),
+  );
+
+  it("gives the native decoder's bytes (the same frame read through the native path as part of a two-frame input)", async () => {
+    const table = encodeSeekTable([]);
+    await fc.assert(fc.asyncProperty(bodyArb, fc.constantFrom(1, 3, 19), async (body, level) => {
+      const frame = await compressOneShot(body, level > 3 && body.length > 20_000 ? 3 : level);
+      expect(inspectZstd(frame)[0].contentSize).toBe(body.length);
+      const oneShot = await decompressZstd(frame, { maxBytes: decompressLimit(body.length), expectedBytes: body.length });
+      // A trailing skippable frame makes the input two frames: the native path decodes it.
+      const native = await decompressZstd(Buffer.concat([frame, table]), { maxBytes: decompressLimit(body.length), expectedBytes: body.length });
+      expect(oneShot.equals(body)).toBe(true);
+      expect(native.equals(body)).toBe(true);
+    }), { numRuns: 40 });
+  });
+
+  it("refuses damaged frames with a code (never a crash): ZSTD_CORRUPT / ZSTD_TOO_LARGE, or bytes the caller's SHA-256 check rejects", async () => {
+    const body = Buffer.from("a body of a CAS blob, repeated\n".repeat(400));
+    const frame = await compressOneShot(body, 19);
+    await fc.assert(fc.asyncProperty(fc.integer({ min: 0, max: frame.length - 1 }), fc.integer({ min: 1, max: 255 }), async (at, x) => {
+      const bad = Buffer.from(frame);
+      bad[at] ^= x;
+      const code = await codeOf(decompressZstd(bad, { maxBytes: decompressLimit(body.length), expectedBytes: body.length }));
+      expect(["ok", "ZSTD_CORRUPT", "ZSTD_TOO_LARGE"]).toContain(code);
+    }), { numRuns: 200 });
+    expect(await codeOf(decompressZstd(frame.subarray(0, frame.length - 1), { maxBytes: 1 << 20 }))).toBe("ZSTD_CORRUPT");
+  });
+});
+
+function decompressLimit(n: number): number {
+  return n * 16 + (1 << 20);
+}
 
 describe("seek table", () => {
   it("parses what it encodes only when the sizes add up to the file", () => {

@@ -6,6 +6,7 @@
 import { createRequire } from "node:module";
 import { JournalError } from "@hankweave-journal/core";
 import { inspectZstd } from "./zstd-frames.js";
+import { decompressOneShot, initOneShot } from "./zstd-oneshot.js";
 
 interface NativeZstd {
   compress(data: Buffer, level?: number | null): Promise<Buffer>;
@@ -30,6 +31,8 @@ export function decompressLimitFor(expectedBytes: number): number {
   return expectedBytes * ZSTD_BOUND_FACTOR + ZSTD_BOUND_SLACK_BYTES;
 }
 const ZSTD_BOUND_FACTOR = 16;
+/** Frames up to this declared size are decoded by the one-shot in-thread decoder. */
+const ONE_SHOT_MAX_BYTES = 1024 * 1024;
 const ZSTD_BOUND_SLACK_BYTES = 1024 * 1024;
 
 /** Compress `data` into one zstd frame at `level` (no checksum, no content size: verify by SHA-256). */
@@ -83,7 +86,15 @@ export async function decompressZstd(
   }
   let out: Buffer;
   try {
-    out = await native.decompress(input);
+    // A single frame that declares a small content size (every CAS body we write) is decoded in
+    // this thread by the one-shot WebAssembly decoder: one allocation of exactly that size, no
+    // threadpool round trip, and no native buffer left for the GC to find late (restore RSS).
+    if (frames.length === 1 && !frames[0].skippable && declared !== null && declared <= ONE_SHOT_MAX_BYTES) {
+      await initOneShot();
+      out = decompressOneShot(input);
+    } else {
+      out = await native.decompress(input);
+    }
   } catch (e) {
     throw new JournalError("ZSTD_CORRUPT", `zstd decompression failed: ${(e as Error).message}`, {}, { cause: e });
   }

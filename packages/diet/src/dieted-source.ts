@@ -6,12 +6,11 @@
  * Every yielded line carries its original bytes (pointers rehydrated from verified CAS bodies)
  * and its original offset. A missing or corrupt body throws; nothing is ever partially yielded.
  */
-import type { FileHandle } from "node:fs/promises";
+import { closeSync, constants as FS, fstatSync, openSync, statSync, type Stats } from "node:fs";
 import { JournalError, type ExecLayout } from "@hankweave-journal/core";
 import {
-  decompressLimitFor, decompressZstd, readExactly, readSeekTable, type SeekTable,
+  decompressLimitFor, decompressZstd, readExactlySync, readSeekTableSync, type SeekTable,
 } from "@hankweave-journal/cas";
-import { openRegularForRead } from "@hankweave-journal/journal";
 import type { DietManifest, FrameIndexEntry } from "./manifest.js";
 import { BodyCache } from "./body-cache.js";
 import { POINTER_MARKER, findPointers, spliceBodyBytes, type PointerSpan } from "./rehydrate.js";
@@ -19,6 +18,53 @@ import { POINTER_MARKER, findPointers, spliceBodyBytes, type PointerSpan } from 
 /** A foreign `.zst` (no seek table) is decompressed in memory whole: refused above this size. */
 export const FOREIGN_MAX_BYTES = 512 * 1024 * 1024;
 const NEWLINE = 10;
+
+/**
+ * Open `path` read-only after checking it is a regular file: the synchronous twin of the journal
+ * package's `openRegularForRead` (same checks, same errors). O_NONBLOCK so that a FIFO swapped in
+ * between the stat and the open can never block; the descriptor is re-checked with fstat.
+ */
+export function openRegularSync(path: string): number {
+  let st: Stats;
+  try {
+    st = statSync(path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") throw new JournalError("JOURNAL_NOT_FOUND", `no such file: ${path}`, { path });
+    throw ioError(e, path);
+  }
+  if (!st.isFile()) throw notRegular(path, st);
+  let fd: number;
+  try {
+    fd = openSync(path, FS.O_RDONLY | FS.O_NONBLOCK);
+  } catch (e) {
+    throw ioError(e, path);
+  }
+  const fst = fstatSync(fd);
+  if (!fst.isFile()) {
+    closeSync(fd);
+    throw notRegular(path, fst);
+  }
+  return fd;
+}
+
+function notRegular(path: string, st: Stats): JournalError {
+  const kind = st.isDirectory() ? "directory" : st.isFIFO() ? "FIFO" : st.isSocket() ? "socket" : "special file";
+  return new JournalError("NOT_A_REGULAR_FILE", `${path} is a ${kind}, not a regular file`, {
+    path,
+    actual: kind,
+    expected: "regular file",
+  });
+}
+
+function ioError(e: unknown, path: string): JournalError {
+  if (e instanceof JournalError) return e;
+  const err = e as NodeJS.ErrnoException;
+  return new JournalError("IO_ERROR", `${err?.code ?? "error"} on ${path}: ${err?.message ?? String(e)}`, {
+    path,
+    errno: err?.code,
+  }, { cause: e });
+}
 
 /** One line of a dieted journal before rehydration. */
 export interface PointerLine {
@@ -44,7 +90,7 @@ export class DietedSource {
   private constructor(
     readonly layout: ExecLayout,
     readonly manifest: DietManifest,
-    private readonly fh: FileHandle,
+    private readonly fd: number,
     readonly zstBytes: number,
     private readonly table: SeekTable | null,
     readonly bodies: BodyCache,
@@ -52,11 +98,14 @@ export class DietedSource {
 
   /** Open `zstPath` described by `manifest`. Throws ZSTD_CORRUPT / MANIFEST_INVALID when they disagree. */
   static async open(layout: ExecLayout, manifest: DietManifest, zstPath: string = layout.dietedJournal): Promise<DietedSource> {
-    const fh = await openRegularForRead(zstPath);
+    // Synchronous open, stat and seek-table reads: a handful of small calls on a cached file cost
+    // microseconds each, where every threadpool round trip costs far more on a loaded machine
+    // (this is most of the open cost of a one-line read).
+    const fd = openRegularSync(zstPath);
     try {
-      const size = (await fh.stat()).size;
+      const size = fstatSync(fd).size;
       if (size === 0) throw new JournalError("ZSTD_CORRUPT", `${zstPath} is empty (0 bytes)`, { path: zstPath });
-      const table = await readSeekTable(fh, size);
+      const table = readSeekTableSync(fd, size);
       if (manifest.frames !== undefined) {
         if (table === null) {
           throw new JournalError("ZSTD_CORRUPT", `${zstPath} has no valid seek table but its manifest indexes frames (truncated?)`, { path: zstPath });
@@ -65,9 +114,9 @@ export class DietedSource {
           throw new JournalError("MANIFEST_INVALID", `manifest indexes ${manifest.frames.length} frames, the seek table ${table.entries.length}`, { path: layout.manifest });
         }
       }
-      return new DietedSource(layout, manifest, fh, size, manifest.frames ? table : null, new BodyCache(layout));
+      return new DietedSource(layout, manifest, fd, size, manifest.frames ? table : null, new BodyCache(layout));
     } catch (e) {
-      await fh.close();
+      closeSync(fd);
       throw e;
     }
   }
@@ -84,15 +133,25 @@ export class DietedSource {
     return null;
   }
 
+  private closed = false;
+
+  /** The descriptor, refused after close (a closed number may already name another file). */
+  private liveFd(): number {
+    if (this.closed) throw new JournalError("IO_ERROR", "the dieted journal was closed", { path: this.layout.dietedJournal });
+    return this.fd;
+  }
+
   async close(): Promise<void> {
-    await this.fh.close();
+    if (this.closed) return;
+    this.closed = true;
+    closeSync(this.fd);
   }
 
   /** The decompressed pointer bytes of frame `k`. */
   async framePointerBytes(k: number): Promise<Buffer> {
     const table = this.table!;
     const e = table.entries[k];
-    const compressed = await readExactly(this.fh, e.compressedSize, table.offsets[k]);
+    const compressed = readExactlySync(this.liveFd(), e.compressedSize, table.offsets[k]);
     return decompressZstd(compressed, { maxBytes: decompressLimitFor(e.decompressedSize), expectedBytes: e.decompressedSize });
   }
 
@@ -111,22 +170,31 @@ export class DietedSource {
     return -1;
   }
 
-  /** Split one decompressed frame into pointer lines. */
-  private frameLines(k: number, data: Buffer): PointerLine[] {
-    const f: FrameIndexEntry = this.manifest.frames![k];
-    const rewritten = new Map(f.rewritten);
+  /**
+   * Split one decompressed frame into pointer lines: all of them, only the rewritten ones (in
+   * manifest order: restore needs nothing else), or only line `pick` of the frame. The whole
+   * frame is walked and checked against its index whatever is materialised.
+   */
+  private frameLines(k: number, data: Buffer, pick: "all" | "rewritten" | number = "all"): PointerLine[] {
+    const frames = this.manifest.frames!;
+    const f: FrameIndexEntry = frames[k];
+    const rw = f.rewritten;
     const out: PointerLine[] = [];
+    let r = 0;
     let from = 0;
     let offset = f.originalOffset;
     for (let i = 0; i < f.lines; i++) {
       const nl = data.indexOf(NEWLINE, from);
       const end = nl < 0 ? data.length : nl;
-      if (nl < 0 && (i !== f.lines - 1 || k !== this.manifest.frames!.length - 1)) {
+      if (nl < 0 && (i !== f.lines - 1 || k !== frames.length - 1)) {
         throw mismatch(`frame ${k} holds fewer lines than its index says`, f.lines, i);
       }
-      const pointer = data.subarray(from, end);
-      const originalLength = rewritten.get(i) ?? pointer.length;
-      out.push({ line: f.firstLine + i, offset, pointer, rewritten: rewritten.has(i), originalLength, terminated: nl >= 0 });
+      // The manifest's rewritten indexes are validated strictly increasing: a cursor suffices.
+      const rewritten = r < rw.length && rw[r][0] === i;
+      const originalLength = rewritten ? rw[r++][1] : end - from;
+      if (pick === "all" || (pick === "rewritten" ? rewritten : i === pick)) {
+        out.push({ line: f.firstLine + i, offset, pointer: data.subarray(from, end), rewritten, originalLength, terminated: nl >= 0 });
+      }
       offset += originalLength + (nl >= 0 ? 1 : 0);
       from = end + 1;
     }
@@ -138,7 +206,7 @@ export class DietedSource {
   /** The foreign path: the whole file decompressed once, lines with pointers rehydrated. */
   private async loadForeign(): Promise<PointerLine[]> {
     if (this.foreign) return this.foreign.lines;
-    const compressed = await readExactly(this.fh, this.zstBytes, 0);
+    const compressed = readExactlySync(this.liveFd(), this.zstBytes, 0);
     const data = await decompressZstd(compressed, { maxBytes: FOREIGN_MAX_BYTES });
     const lines: PointerLine[] = [];
     let from = 0;
@@ -188,6 +256,12 @@ export class DietedSource {
     const frames = this.manifest.frames!;
     let k = from === 0 ? 0 : this.frameOfLine(from);
     if (k < 0 || k >= frames.length) return;
+    if (from === to) {
+      // One line (getLine): one frame, one line materialised.
+      const [l] = this.frameLines(k, await this.framePointerBytes(k), from - frames[k].firstLine);
+      if (l !== undefined) yield l;
+      return;
+    }
     let next: Promise<Buffer> | null = this.framePointerBytes(k);
     for (; k < frames.length && frames[k].firstLine <= to; k++) {
       const data = await next!;
@@ -254,8 +328,8 @@ export class DietedSource {
     const data = await this.framePointerBytes(k);
     const f = this.manifest.frames![k];
     if (f.rewritten.length === 0) return { data, lines: null, spans: [], bodies: new Map() };
-    const lines = this.frameLines(k, data);
-    const spans = f.rewritten.map(([i]) => findPointers(lines[i].pointer.toString("latin1")));
+    const lines = this.frameLines(k, data, "rewritten");
+    const spans = lines.map((l) => findPointers(l.pointer.toString("latin1")));
     const wanted = new Map<string, number>();
     for (const list of spans) for (const s of list) wanted.set(s.sha256, s.bytes);
     const bodies = new Map<string, Buffer>();
@@ -269,7 +343,7 @@ export class DietedSource {
     const parts: Buffer[] = [];
     let runStart = 0;
     for (let r = 0; r < f.rewritten.length; r++) {
-      const l = p.lines![f.rewritten[r][0]];
+      const l = p.lines![r];
       const spans = p.spans[r];
       if (spans.length === 0) throw mismatch("a rewritten line holds no contentRef", ">= 1", 0);
       const lineStart = l.pointer.byteOffset - p.data.byteOffset;
@@ -308,7 +382,7 @@ const KEY_PREFIX: Record<string, Buffer> = {
 
 interface PreparedFrame {
   data: Buffer;
-  /** Null for a frame without rewritten lines. */
+  /** The rewritten lines, in manifest order; null for a frame without rewritten lines. */
   lines: PointerLine[] | null;
   /** Pointer spans of each rewritten line, in manifest order. */
   spans: PointerSpan[][];

@@ -1,8 +1,11 @@
 import * as fs from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { layoutOf } from "@hankweave-journal/core";
+import { layoutOf, type JournalReader } from "@hankweave-journal/core";
 import { sha256Hex } from "@hankweave-journal/cas";
-import { DietedSource } from "./dieted-source.js";
+import { execFileSync } from "node:child_process";
+import { openPlainReader, openRegularForRead } from "@hankweave-journal/journal";
+import { DietedSource, openRegularSync } from "./dieted-source.js";
+import { openDietedReader } from "./dieted-reader.js";
 import { readManifest } from "./manifest.js";
 import { restoreJournal } from "./restore.js";
 import { verifyDiet } from "./verify-diet.js";
@@ -73,4 +76,86 @@ describe("restore fast paths", () => {
     expect(fs.existsSync(layout.journal)).toBe(false);
     expect(fs.existsSync(layout.restoreTmp)).toBe(false);
   });
+
+  it("restores the same bytes with a background fdatasync every few KiB (the overlapped writeback)", async () => {
+    const original = finishedJournal(bodiesFor(30), "RunCompleted", 200);
+    const exec = await dietBytes(original, { frameTargetBytes: 4000 });
+    made.push(exec);
+    const r = await restoreJournal(exec, { datasyncEveryBytes: 1024 });
+    expect(r.status).toBe("restored");
+    expect(fs.readFileSync(layoutOf(exec).journal).equals(original)).toBe(true);
+    expect(fs.existsSync(layoutOf(exec).restoreTmp)).toBe(false);
+  });
+
+  it("getLine (one frame, one line materialised) equals the range reader and the plain reader on every line", async () => {
+    // Verbatim, rewritten, blank and corrupt lines, a missing final newline, small frames.
+    const body = finishedJournal(bodiesFor(12), "RunCompleted", 30);
+    const original = Buffer.concat([body, Buffer.from("\n{not json\n   \n"), finishedJournal(bodiesFor(3), null, 5), Buffer.from('{"torn":')]);
+    const exec = await dietBytes(original, { frameTargetBytes: 3000 });
+    made.push(exec);
+    const plainExec = await dietBytes(original);
+    made.push(plainExec);
+    await restoreJournal(plainExec);
+    const dieted = await openDietedReader(exec);
+    const plain = await openPlainReader(plainExec);
+    try {
+      const all = [];
+      for await (const l of dieted.lines()) all.push(l);
+      expect(Buffer.concat(all.map((l) => (l.terminated ? Buffer.concat([l.bytes, Buffer.from("\n")]) : l.bytes))).equals(original)).toBe(true);
+      for (const l of all) {
+        const [one] = await collect(dieted.lines({ fromLine: l.line, toLine: l.line }));
+        expect(one.offset).toBe(l.offset);
+        expect(Buffer.from(one.bytes).equals(l.bytes)).toBe(true);
+        expect(await getLineView(dieted, l.line)).toEqual(await getLineView(plain, l.line));
+      }
+      const past = all.length + 3;
+      expect(await dieted.getLine(past).then(() => "none", (e: { code?: string }) => e.code)).toBe(
+        await plain.getLine(past).then(() => "none", (e: { code?: string }) => e.code));
+    } finally {
+      await dieted.close();
+      await plain.close();
+    }
+  });
+
+  it("openRegularSync refuses exactly as openRegularForRead does (missing, directory, FIFO) and opens a regular file", async () => {
+    const exec = await dietBytes(finishedJournal(bodiesFor(1), "RunCompleted", 3));
+    made.push(exec);
+    const dir = layoutOf(exec).eventsDir;
+    const fifo = `${dir}/a-fifo`;
+    execFileSync("mkfifo", [fifo]);
+    for (const path of [`${dir}/missing`, dir, fifo, `${dir}/missing/x`]) {
+      const sync = (() => {
+        try {
+          openRegularSync(path);
+          return null;
+        } catch (e) {
+          return { code: (e as { code?: string }).code, message: (e as Error).message };
+        }
+      })();
+      const async = await openRegularForRead(path).then(async (fh) => {
+        await fh.close();
+        return null;
+      }, (e: Error & { code?: string }) => ({ code: e.code, message: e.message }));
+      expect(sync).not.toBeNull();
+      expect(sync).toEqual(async);
+    }
+    const fd = openRegularSync(layoutOf(exec).dietedJournal);
+    fs.closeSync(fd);
+  });
 });
+
+/** What getLine gave, comparable with toEqual: a record, null, or the error code. */
+async function getLineView(reader: JournalReader, line: number): Promise<unknown> {
+  try {
+    const r = await reader.getLine(line);
+    return r === null ? null : { line: r.line, offset: r.offset, bytes: r.bytes.toString("hex"), event: r.event };
+  } catch (e) {
+    return (e as { code?: string }).code;
+  }
+}
+
+async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const x of it) out.push(x);
+  return out;
+}

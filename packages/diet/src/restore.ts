@@ -51,6 +51,9 @@ function conflict(layout: ExecLayout, expected: string, actual: string): Journal
   }, { hint: "move events.jsonl aside if the dieted journal is the one you want back" });
 }
 
+/** Bytes written between two background fdatasync calls of the restore temp. */
+export const DATASYNC_EVERY_BYTES = 64 * 1024 * 1024;
+
 const LINK_UNSUPPORTED = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "EXDEV", "ENOSYS", "EMLINK"]);
 
 /**
@@ -62,7 +65,11 @@ const LINK_UNSUPPORTED = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "EXDEV", "EN
  *
  * @example const r = await restoreJournal("/runs/x"); r.status // "restored"
  */
-export async function restoreJournal(exec: string, opts: { hook?: RestoreHook } = {}): Promise<RestoreResult> {
+export async function restoreJournal(
+  exec: string,
+  opts: { hook?: RestoreHook; datasyncEveryBytes?: number } = {},
+): Promise<RestoreResult> {
+  const datasyncEvery = opts.datasyncEveryBytes ?? DATASYNC_EVERY_BYTES;
   const hook = opts.hook ?? (() => undefined);
   const layout = layoutOf(exec);
   const presence = await journalPresence(exec);
@@ -89,10 +96,24 @@ export async function restoreJournal(exec: string, opts: { hook?: RestoreHook } 
     // One write in flight: frame k is written on the threadpool while it is hashed here and
     // later frames decompress; the next write starts only once this one finished.
     let writing: Promise<void> = Promise.resolve();
+    // Writeback overlapped with the work: every DATASYNC_EVERY_BYTES an fdatasync runs in the
+    // background (at most one at a time), so the final fsync before link() only flushes the tail.
+    let syncing: Promise<void> | null = null;
+    let syncedUpTo = 0;
+    let syncError: unknown = null;
     try {
       for await (const parts of src.originalParts()) {
         await writing;
         await hook("chunk", ++chunks);
+        if (syncing === null && bytes - syncedUpTo >= datasyncEvery) {
+          syncedUpTo = bytes;
+          syncing = out.datasync().then(() => {
+            syncing = null;
+          }, (e: unknown) => {
+            syncError ??= e;
+            syncing = null;
+          });
+        }
         writing = writevAll(out, parts, bytes);
         writing.catch(() => undefined);
         for (const part of parts) {
@@ -101,9 +122,12 @@ export async function restoreJournal(exec: string, opts: { hook?: RestoreHook } 
         }
       }
       await writing;
+      if (syncing !== null) await syncing;
+      if (syncError !== null) throw syncError;
       await out.sync();
     } finally {
       await writing.catch(() => undefined);
+      if (syncing !== null) await syncing;
       await out.close();
       await src.close();
     }
