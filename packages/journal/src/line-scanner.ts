@@ -9,6 +9,7 @@ import type { RawLine } from "@hankweave-journal/core";
 /** Bytes per positional read: large enough for ~1 GB/s splitting, small enough to stay a window. */
 export const READ_CHUNK_BYTES = 1024 * 1024;
 const NEWLINE = 10;
+const ignore = (): void => undefined;
 
 /** Where a scan starts: a byte offset that begins a line, and that line's number. */
 export interface ScanStart {
@@ -64,12 +65,21 @@ export async function* scanLineChunks<T>(
   let lineOffset = start.offset;
   let pending: Buffer[] = [];
   let pendingBytes = 0;
-  for (;;) {
-    // A fresh buffer per read: views kept by the previous batch may still reference the old one.
+  // A fresh buffer per read: views kept by the previous batch may still reference the old one.
+  const readAt = (pos: number): Promise<{ chunk: Buffer; bytesRead: number }> => {
     const chunk = Buffer.allocUnsafe(chunkBytes);
-    const { bytesRead } = await fh.read(chunk, 0, chunkBytes, position);
+    const p = fh.read(chunk, 0, chunkBytes, pos).then((r) => ({ chunk, bytesRead: r.bytesRead }));
+    p.catch(ignore); // a read ahead left behind by an early stop must not become an unhandled rejection
+    return p;
+  };
+  let next = readAt(position);
+  for (;;) {
+    const { chunk, bytesRead } = await next;
     if (bytesRead === 0) break;
     position += bytesRead;
+    // Read the next chunk (on the thread pool) while this one is split and visited: measured, a
+    // rebuild of 100 MB otherwise waits ~12% of its time for reads.
+    next = readAt(position);
     const data = bytesRead === chunkBytes ? chunk : chunk.subarray(0, bytesRead);
     const batch: T[] = [];
     let from = 0;
@@ -100,6 +110,68 @@ export async function* scanLineChunks<T>(
     const joined = Buffer.concat(pending, pendingBytes);
     const kept = visit(joined, 0, joined.length, line, lineOffset, false);
     yield kept === undefined ? [] : [kept];
+  }
+}
+
+/**
+ * `scanLineChunks` for a visitor that keeps nothing (it sees each line only during its call):
+ * reads go into two reused buffers (the next read in flight while a chunk is visited), so a long
+ * scan allocates nothing per chunk and its memory stays two chunks plus the longest line. Yields
+ * once per read chunk.
+ */
+export async function* visitLineChunks(
+  fh: FileHandle,
+  visit: LineVisitor<unknown>,
+  start: ScanStart = { offset: 0, line: 0 },
+  chunkBytes: number = READ_CHUNK_BYTES,
+): AsyncGenerator<void> {
+  let position = start.offset;
+  let line = start.line;
+  let lineOffset = start.offset;
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  const buffers = [Buffer.allocUnsafe(chunkBytes), Buffer.allocUnsafe(chunkBytes)];
+  let which = 0;
+  const readInto = (buf: Buffer, pos: number): Promise<number> => {
+    const p = fh.read(buf, 0, chunkBytes, pos).then((r) => r.bytesRead);
+    p.catch(ignore); // a read ahead left behind by an early stop must not become an unhandled rejection
+    return p;
+  };
+  let next = readInto(buffers[0], position);
+  for (;;) {
+    const bytesRead = await next;
+    if (bytesRead === 0) break;
+    const chunk = buffers[which];
+    position += bytesRead;
+    which ^= 1;
+    // The other buffer is free: the previous chunk's unfinished line was copied out of it.
+    next = readInto(buffers[which], position);
+    const data = bytesRead === chunkBytes ? chunk : chunk.subarray(0, bytesRead);
+    let from = 0;
+    for (let nl = data.indexOf(NEWLINE, 0); nl >= 0; nl = data.indexOf(NEWLINE, from)) {
+      if (pendingBytes > 0) {
+        pending.push(data.subarray(from, nl));
+        const joined = Buffer.concat(pending, pendingBytes + (nl - from));
+        pending = [];
+        pendingBytes = 0;
+        visit(joined, 0, joined.length, line, lineOffset, true);
+        lineOffset += joined.length + 1;
+      } else {
+        visit(data, from, nl, line, lineOffset, true);
+        lineOffset += nl - from + 1;
+      }
+      line += 1;
+      from = nl + 1;
+    }
+    if (from < bytesRead) {
+      pending.push(Buffer.from(data.subarray(from, bytesRead)));
+      pendingBytes += bytesRead - from;
+    }
+    yield;
+  }
+  if (pendingBytes > 0) {
+    const joined = Buffer.concat(pending, pendingBytes);
+    visit(joined, 0, joined.length, line, lineOffset, false);
   }
 }
 

@@ -11,7 +11,7 @@ import {
 } from "@hankweave-journal/core";
 import { journalPresence, missingJournalError, openRegularForRead } from "./fs-checks.js";
 import { isBlankLine, parseEventLine, typeSnifferAt } from "./line-parse.js";
-import { READ_CHUNK_BYTES, scanLineChunks, scanRawLineBatches } from "./line-scanner.js";
+import { READ_CHUNK_BYTES, scanLineChunks, scanRawLineBatches, visitLineChunks, type LineVisitor } from "./line-scanner.js";
 import { readSidecarStatus } from "./sidecar.js";
 
 /** A scan records an anchor (line → offset) every this many lines, for getLine/page/tail. */
@@ -271,6 +271,33 @@ class PlainReader implements JournalReader {
     };
     for await (const batch of scanLineChunks(this.fh, visit, this.bestAnchor(from))) {
       yield batch;
+      if (past) return;
+    }
+  }
+
+  /**
+   * Run `visit` on each physical line of `range` in place in the read chunks (no view, no object
+   * per line; the bytes are valid during the call only), yielding once per read chunk so the caller
+   * can stop or check a signal between chunks. Not part of the JournalReader contract: the rebuild's
+   * fast path (`@hankweave-journal/state`) finds it on plain readers; everyone else uses `events()`.
+   */
+  async *visitLines(visit: LineVisitor<never>, range: LineRange = {}): AsyncGenerator<void> {
+    const from = range.fromLine ?? 0;
+    const to = range.toLine ?? Number.POSITIVE_INFINITY;
+    if (from > to) return;
+    await this.validateAnchors();
+    let past = false;
+    const inRange: LineVisitor<never> = (buf, start, end, line, offset, terminated) => {
+      if (line % ANCHOR_EVERY_LINES === 0 && terminated) this.addAnchor(line, offset);
+      if (line < from) return undefined;
+      if (line > to) {
+        past = true;
+        return undefined;
+      }
+      return visit(buf, start, end, line, offset, terminated);
+    };
+    for await (const _ of visitLineChunks(this.fh, inRange, this.bestAnchor(from))) {
+      yield;
       if (past) return;
     }
   }

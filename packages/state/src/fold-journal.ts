@@ -5,6 +5,7 @@
 import type { Finding, HankweaveState, JournalReader } from "@hankweave-journal/core";
 import { openReader } from "@hankweave-journal/diet";
 import { FOLD_TYPES, NATIVE_FOLD_TYPES, StateFolder, type FoldResult } from "./state-folder.js";
+import { canVisitLines, foldLines } from "./fold-lines.js";
 import { readSavedStates, savedStateOf, type SavedStates } from "./state-file.js";
 
 export interface FoldOptions {
@@ -50,6 +51,10 @@ export async function foldJournal(reader: JournalReader, opts: FoldOptions = {})
   if (opts.fromLine !== undefined) range.fromLine = opts.fromLine;
   if (opts.toLine !== undefined) range.toLine = opts.toLine;
   if (range.toLine !== undefined && range.toLine < (range.fromLine ?? 0)) {
+    return { ...folder.result(opts.saved ?? null), folder };
+  }
+  if (canVisitLines(reader)) {
+    await foldLines(reader, folder, types, range, opts.signal);
     return { ...folder.result(opts.saved ?? null), folder };
   }
   const onFinding = (f: Finding): void => folder.addFinding(f);

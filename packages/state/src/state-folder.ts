@@ -181,22 +181,22 @@ export class StateFolder {
   ): { finding: Finding | null } {
     this.decide("foreign");
     const before = this.raw;
-    let r: EvolveResult;
+    let dropped: Finding | null;
     let plan: TransitionPlan | null = null;
     let replaced: CodonExecution | undefined;
     if (precomputed) {
-      r = precomputed.result;
-      this.raw = r.state;
+      dropped = precomputed.result.finding;
+      this.raw = precomputed.result.state;
     } else {
       plan = planTransition(before, t, at, this.owned);
       if (plan.edit === null) {
-        r = plan;
+        dropped = plan.finding;
         this.raw = plan.state;
       } else {
         if (COST_CHANGING_EDITS.has(t.type)) this.freezeCosts();
         if (plan.edit === "replace") replaced = before.runs[plan.ri].codons[plan.ci];
         this.raw = applyEditInPlace(before, plan, this.owned);
-        r = { state: this.raw, finding: null };
+        dropped = null;
       }
     }
     this.count += 1;
@@ -208,8 +208,8 @@ export class StateFolder {
       this.zeroed = true;
     }
     let finding: Finding | null = null;
-    if (r.finding) {
-      finding = { ...r.finding, line: rec.line };
+    if (dropped) {
+      finding = { ...dropped, line: rec.line };
       if (rec.offset !== undefined) finding.byteOffset = rec.offset;
       this.found.push(finding);
     }
