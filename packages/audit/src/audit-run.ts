@@ -6,7 +6,9 @@
 import { layoutOf, type HankweaveState } from "@hankweave-journal/core";
 import { openReader } from "@hankweave-journal/diet";
 import { AuditFold } from "./audit-fold.js";
+import { IndexWorker } from "./index-worker.js";
 import { feedRawLine, rawLineBatches } from "./line-feed.js";
+import { foldPlainJournal, type ParseAheadOptions } from "./parse-ahead.js";
 import type { AuditFinding, AuditRow, RunSummary } from "./audit-types.js";
 import { summarizeRuns } from "./run-summary.js";
 
@@ -57,7 +59,9 @@ export function passesFilter(x: { line: number; run: string | null; codon: strin
  * Throws JournalError when there is no journal (JOURNAL_NOT_FOUND, EXEC_NOT_FOUND, …).
  * @example await streamAudit("/runs/x", { run: "r1" }, { row: (r) => console.log(r.edge) });
  */
-export async function streamAudit(exec: string, filter: AuditFilter = {}, cb: AuditCallbacks = {}, signal?: AbortSignal): Promise<AuditEnd> {
+export async function streamAudit(
+  exec: string, filter: AuditFilter = {}, cb: AuditCallbacks = {}, signal?: AbortSignal, opts: { parseAhead?: ParseAheadOptions } = {},
+): Promise<AuditEnd> {
   const findings = { error: 0, warning: 0, info: 0 };
   const byCode: Record<string, number> = {};
   let rows = 0;
@@ -81,21 +85,33 @@ export async function streamAudit(exec: string, filter: AuditFilter = {}, cb: Au
   };
   const reader = await openReader(exec);
   try {
-    // Raw lines + feedRawLine: the same events and findings as reader.events(), but only
-    // state.transition lines (and lines the fast scanner cannot prove valid) pay for JSON.parse.
     const toLine = filter.toLine ?? Number.POSITIVE_INFINITY;
-    let past = false;
-    for await (const batch of rawLineBatches(reader, layoutOf(exec).journal)) {
-      for (const raw of batch) {
-        if (raw.line > toLine) {
-          past = true;
-          break;
-        }
-        feedRawLine(fold, raw);
-        if (pending.length > 0) await flush();
-        if (signal?.aborted) break;
+    if (reader.kind === "plain") {
+      // A worker parses the next chunk while this thread folds the current one (parse-ahead.ts).
+      const worker = new IndexWorker(null);
+      try {
+        const seen = { line: -1, offset: -1, length: 0, count: 0, bytes: 0 };
+        await foldPlainJournal(fold, worker, layoutOf(exec).journal, { offset: 0, line: 0 }, seen, opts.parseAhead, {
+          beforeLine: (line) => line <= toLine && signal?.aborted !== true,
+          afterLine: () => (pending.length > 0 ? flush() : undefined),
+        });
+      } finally {
+        await worker.terminate();
       }
-      if (past || signal?.aborted) break;
+    } else {
+      let past = false;
+      for await (const batch of rawLineBatches(reader, layoutOf(exec).journal)) {
+        for (const raw of batch) {
+          if (raw.line > toLine) {
+            past = true;
+            break;
+          }
+          feedRawLine(fold, raw);
+          if (pending.length > 0) await flush();
+          if (signal?.aborted) break;
+        }
+        if (past || signal?.aborted) break;
+      }
     }
     await flush();
     const totals = fold.totals;

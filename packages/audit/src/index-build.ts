@@ -14,16 +14,13 @@ import * as fsp from "node:fs/promises";
 import Database from "better-sqlite3";
 import { layoutOf } from "@hankweave-journal/core";
 import { openReader } from "@hankweave-journal/diet";
-import { isBlankLine, parseEventLine, tornTailFinding, type ScanStart } from "@hankweave-journal/journal";
 import { AuditFold, type AuditFoldSnapshot } from "./audit-fold.js";
 import { INDEX_SCHEMA_VERSION } from "./index-schema.js";
-import { IndexInsertWorker } from "./index-worker.js";
+import { IndexWorker } from "./index-worker.js";
 import { feedRawLine, rawLineBatches } from "./line-feed.js";
 import { readIndexMeta, type IndexMeta } from "./index-meta.js";
 import { summarizeRuns } from "./run-summary.js";
-import { SharedChunkReader, type SharedChunk } from "./shared-chunks.js";
-
-const NEWLINE = 10;
+import { foldPlainJournal, type ParseAheadOptions, type Seen } from "./parse-ahead.js";
 
 /** Every event id of the index at `path` with its first line (to continue DUPLICATE_ID checks). */
 function loadIds(path: string): [string, number][] {
@@ -58,84 +55,8 @@ export interface IndexResult {
 export interface IndexOptions {
   /** Ignore an existing index and rebuild from line 0. */
   full?: boolean;
-  /** Bytes per read of a plain journal (default SHARED_CHUNK_BYTES; tests use tiny chunks to cross chunk boundaries). */
-  chunkBytes?: number;
-  /**
-   * Who parses a plain journal's chunks: `both` (default: the worker, unless the main thread gets
-   * to a chunk first), or only `main` / only `worker` (tests use these to cover each path).
-   */
-  chunkParser?: "both" | "main" | "worker";
-}
-
-/** Lines and bytes read so far, and where the last complete line is. */
-interface Seen {
-  line: number;
-  offset: number;
-  length: number;
-  count: number;
-  bytes: number;
-}
-
-/**
- * Fold a plain journal from `start` with the worker parsing ahead: chunk k+1 is read and handed
- * to the worker for classification while chunk k is folded here (lines the worker proved to be
- * valid non-transition envelopes go to `fold.envelope`, every other line through the reader's
- * `parseEventLine`, so findings and events are exactly those of `feedRawLine`).
- */
-async function foldPlainJournal(fold: AuditFold, writer: IndexInsertWorker, journal: string, start: ScanStart, seen: Seen, opts: IndexOptions): Promise<void> {
-  const chunks = new SharedChunkReader(journal, start, opts.chunkBytes);
-  const parser = opts.chunkParser ?? "both";
-  const read = async (): Promise<SharedChunk | null> => {
-    const c = await chunks.next();
-    if (c !== null && parser === "main") Atomics.store(c.claim, 0, 2);
-    return c;
-  };
-  try {
-    let cur = await read();
-    let curScan = cur === null ? null : writer.scan(cur);
-    while (cur !== null && curScan !== null) {
-      const next = await read();
-      const nextScan = next === null ? null : writer.scan(next);
-      // Parse the chunk here when the worker has not started on it (it is busy inserting).
-      const mine = parser === "worker" ? false : parser === "main" || Atomics.compareExchange(cur.claim, 0, 0, 2) === 0;
-      const { kinds, strs } = mine ? { kinds: null, strs: null } : await curScan;
-      const buf = Buffer.from(cur.buffer, 0, cur.length);
-      let s = 0;
-      let from = 0;
-      let line = cur.firstLine;
-      for (let i = 0; i < cur.lines; i++, line++) {
-        const nl = buf.indexOf(NEWLINE, from);
-        const offset = cur.firstOffset + from;
-        const kind = kinds === null ? (isBlankLine(buf.subarray(from, nl)) ? 0 : 2) : kinds[i];
-        if (kind === 1) {
-          const e = strs as (string | null)[];
-          fold.envelope(line, offset, nl - from, e[s] as string, e[s + 1] as string, e[s + 2] as string, e[s + 3]);
-          s += 4;
-        } else if (kind === 2) {
-          const parsed = parseEventLine(buf.subarray(from, nl), line, offset);
-          if (!parsed.ok) fold.finding(parsed.finding);
-          else fold.event({ line, offset, size: nl - from, event: parsed.event });
-        }
-        seen.line = line;
-        seen.offset = offset;
-        seen.length = nl - from + 1;
-        from = nl + 1;
-      }
-      seen.count += cur.lines;
-      seen.bytes += cur.length;
-      await writer.flush();
-      cur = next;
-      curScan = nextScan;
-    }
-    const end = chunks.end();
-    if (end.tail !== null) {
-      seen.count += 1;
-      seen.bytes += end.tail.length;
-      fold.finding(tornTailFinding({ line: end.tailLine, offset: end.tailOffset, bytes: end.tail, terminated: false }));
-    }
-  } finally {
-    await chunks.close();
-  }
+  /** Plain journals: read size and who parses (tests use tiny chunks and each parser). */
+  parseAhead?: ParseAheadOptions;
 }
 
 type Plan = { mode: "full"; reason: string } | { mode: "incremental"; meta: IndexMeta } | { mode: "unchanged"; meta: IndexMeta };
@@ -219,13 +140,13 @@ export async function buildIndex(exec: string, opts: IndexOptions = {}): Promise
       seen.offset = plan.meta.lastLineOffset;
       seen.length = plan.meta.indexedBytes - plan.meta.lastLineOffset;
     }
-    const writer = new IndexInsertWorker({ path: layout.indexTmp, full: plan.mode === "full", dropTornTail: plan.mode === "incremental" });
+    const writer = new IndexWorker({ path: layout.indexTmp, full: plan.mode === "full", dropTornTail: plan.mode === "incremental" });
     let ok = false;
     try {
       const fold = new AuditFold(writer.sink(), snapshot, ids);
       const before = fold.totals;
       if (reader.kind === "plain") {
-        await foldPlainJournal(fold, writer, layout.journal, start, seen, opts);
+        await foldPlainJournal(fold, writer, layout.journal, start, seen, opts.parseAhead, { afterChunk: () => writer.flush() });
       } else {
         for await (const batch of rawLineBatches(reader, layout.journal, start)) {
           for (const raw of batch) {

@@ -87,8 +87,8 @@ async function expectSameAsReference(exec: string): Promise<Record<string, unkno
   const want = dump(ref);
   rmSync(ref, { force: true });
   let got: Record<string, unknown> = {};
-  for (const opts of [{}, { chunkBytes: 700, chunkParser: "main" }, { chunkBytes: 700, chunkParser: "worker" }, { chunkBytes: 5000, chunkParser: "both" }] as const) {
-    await buildIndex(exec, { full: true, ...opts });
+  for (const opts of [{}, { chunkBytes: 700, parser: "main" }, { chunkBytes: 700, parser: "worker" }, { chunkBytes: 5000, parser: "both" }] as const) {
+    await buildIndex(exec, { full: true, parseAhead: opts });
     got = dump(layoutOf(exec).index);
     for (const t of Object.keys(want)) expect(got[t], `${t} ${JSON.stringify(opts)}`).toEqual(want[t]);
   }
@@ -131,7 +131,7 @@ describe("index build (worker thread) equals the single-thread reference, table 
     for (const cut of cuts) {
       appendFileSync(layoutOf(exec).journal, text.subarray(from, cut));
       from = cut;
-      await buildIndex(exec, { chunkBytes: 1000 });
+      await buildIndex(exec, { parseAhead: { chunkBytes: 1000 } });
     }
     expect(dump(layoutOf(exec).index)).toEqual(full);
     rmSync(root, { recursive: true, force: true });

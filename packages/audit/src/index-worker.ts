@@ -1,13 +1,14 @@
 /**
- * The index build's SQLite side on a second thread: the main thread reads, parses and folds the
- * journal and hands the rows over in flat batches (one array per table, a fixed number of values
- * per row, in insertion order); a worker thread owns the temp database and runs the prepared
- * INSERTs, then the runs/attempts/meta rows, the COMMIT and the secondary indexes.
+ * The second thread of `index` and `audit`. It parses journal chunks ahead of the fold
+ * (`scan`, see parse-ahead.ts) and, for the index, owns the temp database: the main thread folds
+ * and hands the rows over in flat batches (one array per table, a fixed number of values per row,
+ * in insertion order); the worker runs the prepared INSERTs (multi-row statements), then the
+ * runs/attempts/meta rows, the COMMIT and the secondary indexes.
  *
- * Why: the fold and the inserts each cost about half of a build, and better-sqlite3 is
+ * Why: parsing, folding and inserting each cost about a third of a build and better-sqlite3 is
  * synchronous, so on one thread they add up; on two they overlap. The values and their order are
  * exactly what `IndexWriter`'s sink binds (the single-thread reference; a test compares the
- * tables of both byte for byte).
+ * tables of both, storage classes included).
  *
  * The worker is an inline CommonJS script (`eval: true`) that loads better-sqlite3 by its resolved
  * path, so it runs the same under tsx, vitest, the CLI bundle and plain node. Memory stays bounded:
@@ -21,7 +22,7 @@ import type { RunSummary } from "./audit-types.js";
 import { SCHEMA_INDEXES_SQL, SCHEMA_TABLES_SQL } from "./index-schema.js";
 import type { SharedChunk } from "./shared-chunks.js";
 
-/** The worker's classification of a chunk's lines (see `IndexInsertWorker.scan`); null when the main thread claimed the chunk first. */
+/** The worker's classification of a chunk's lines (see `IndexWorker.scan`); null when the main thread claimed the chunk first. */
 export type ChunkScan = { kinds: Uint8Array; strs: (string | null)[] } | { kinds: null; strs: null };
 
 /** Values per row of each table (the column counts of the INSERTs below). */
@@ -56,7 +57,7 @@ const MULTI_SQL = Object.fromEntries(Object.entries(SQL).map(([k, sql]) => {
 const WORKER_SOURCE = `
 const { parentPort, workerData: w } = require("node:worker_threads");
 const { isUtf8 } = require("node:buffer");
-const Database = require(w.lib);
+const Database = w.path === "" ? null : require(w.lib);
 let db;
 const st = {};
 const TRANSITION = Buffer.from('"type":"state.transition"');
@@ -163,8 +164,8 @@ parentPort.on("message", (m) => {
 });
 `;
 
-/** Options of `IndexInsertWorker`. */
-export interface IndexInsertWorkerOptions {
+/** The database an `IndexWorker` writes. */
+export interface IndexWorkerDatabase {
   /** The temp database file (created, or a copy of the previous index). */
   path: string;
   /** Full build: create the tables first and the secondary indexes after the COMMIT. */
@@ -174,10 +175,11 @@ export interface IndexInsertWorkerOptions {
 }
 
 /**
- * A worker thread that writes the index tables (see the module comment). Use: `sink()` for the
- * fold, `flush()` between read chunks, `finish()` once; `terminate()` on failure.
+ * A worker thread that parses chunks ahead (`scan`) and, given a database, writes the index tables
+ * (see the module comment). Use: `sink()` for the fold, `flush()` between read chunks, `finish()`
+ * once; `terminate()` on failure (and, without a database, when done).
  */
-export class IndexInsertWorker {
+export class IndexWorker {
   /** Findings handed to the worker. */
   findingsWritten = 0;
   private readonly worker: Worker;
@@ -191,7 +193,8 @@ export class IndexInsertWorker {
   private nextSeq = 0;
   private ended = false;
 
-  constructor(opts: IndexInsertWorkerOptions) {
+  constructor(db: IndexWorkerDatabase | null) {
+    const opts = db ?? { path: "", full: false, dropTornTail: false };
     const lib = createRequire(import.meta.url).resolve("better-sqlite3");
     this.worker = new Worker(WORKER_SOURCE, {
       eval: true,
@@ -212,7 +215,7 @@ export class IndexInsertWorker {
     this.worker.on("exit", (code) => {
       if (!this.ended) this.fail(new Error(`index worker exited with code ${code}`));
     });
-    this.post({ kind: "open" });
+    if (db !== null) this.post({ kind: "open" });
   }
 
   /** The sink to give the audit fold: the same values as `IndexWriter.sink()`, queued. */

@@ -6,12 +6,19 @@ import { openReader } from "@hankweave-journal/diet";
 import { eventsFromRawLines } from "@hankweave-journal/journal";
 import { describe, expect, it } from "vitest";
 import { AuditFold } from "./audit-fold.js";
-import { feedRawLine, rawLineBatches, type FeedStats } from "./line-feed.js";
+import { IndexWorker } from "./index-worker.js";
+import { feedRawLine, rawLineBatches } from "./line-feed.js";
+import { foldPlainJournal, type ParseAheadOptions } from "./parse-ahead.js";
 import { CONF, SMALL_JOURNALS, copyExecution, journalLines, plantDefects, writeJournal } from "./testing/plant.js";
 import { writeSyntheticExecution } from "./testing/synthetic.js";
 
-/** Everything a fold reports, fed either through the reader's parse (slow) or feedRawLine (fast). */
-async function foldOutput(exec: string, mode: "slow" | "fast", stats?: FeedStats): Promise<unknown[]> {
+type Mode = "slow" | "raw" | ParseAheadOptions;
+
+/**
+ * Everything a fold reports, fed through the reader's own parse (slow), through `feedRawLine`
+ * over raw line batches (raw), or through `foldPlainJournal` with the given parse-ahead options.
+ */
+async function foldOutput(exec: string, mode: Mode): Promise<unknown[]> {
   const out: unknown[] = [];
   const fold = new AuditFold({ event: (e) => void out.push(["event", e]), row: (r) => void out.push(["row", r]), finding: (f) => void out.push(["finding", f]) });
   const reader = await openReader(exec);
@@ -21,8 +28,16 @@ async function foldOutput(exec: string, mode: "slow" | "fast", stats?: FeedStats
       for await (const rec of eventsFromRawLines(reader.lines(), { onFinding: (f) => fold.finding(f) })) {
         fold.event({ line: rec.line, offset: rec.offset, size: rec.bytes.length, event: rec.event });
       }
+    } else if (mode === "raw") {
+      for await (const batch of rawLineBatches(reader, layoutOf(exec).journal)) for (const raw of batch) feedRawLine(fold, raw);
     } else {
-      for await (const batch of rawLineBatches(reader, layoutOf(exec).journal)) for (const raw of batch) feedRawLine(fold, raw, stats);
+      const worker = new IndexWorker(null);
+      try {
+        const seen = { line: -1, offset: -1, length: 0, count: 0, bytes: 0 };
+        await foldPlainJournal(fold, worker, layoutOf(exec).journal, { offset: 0, line: 0 }, seen, mode);
+      } finally {
+        await worker.terminate();
+      }
     }
   } finally {
     await reader.close();
@@ -31,24 +46,24 @@ async function foldOutput(exec: string, mode: "slow" | "fast", stats?: FeedStats
   return out;
 }
 
-async function expectSame(exec: string): Promise<FeedStats & { codes: string[] }> {
-  const stats = { fast: 0, parsed: 0 };
-  const fast = await foldOutput(exec, "fast", stats);
+const MODES: Mode[] = ["raw", {}, { chunkBytes: 600, parser: "main" }, { chunkBytes: 600, parser: "worker" }, { chunkBytes: 3000, parser: "both" }];
+
+async function expectSame(exec: string): Promise<{ codes: string[] }> {
   const slow = await foldOutput(exec, "slow");
-  if (process.env.DEBUG_FEED) for (let i = 0; i < Math.max(fast.length, slow.length); i++) if (JSON.stringify(fast[i]) !== JSON.stringify(slow[i])) { console.log(JSON.stringify(fast[i]), "\n", JSON.stringify(slow[i])); break; }
-  expect(fast.length).toBe(slow.length);
-  expect(fast).toEqual(slow);
-  const codes = fast.filter((x) => (x as unknown[])[0] === "finding").map((x) => ((x as unknown[])[1] as { code: string }).code);
-  return { ...stats, codes };
+  for (const mode of MODES) {
+    const fast = await foldOutput(exec, mode);
+    expect(fast.length, JSON.stringify(mode)).toBe(slow.length);
+    expect(fast, JSON.stringify(mode)).toEqual(slow);
+  }
+  const codes = slow.filter((x) => (x as unknown[])[0] === "finding").map((x) => ((x as unknown[])[1] as { code: string }).code);
+  return { codes };
 }
 
-describe("feedRawLine (fast envelope path) gives the fold exactly what the reader's line parse gives it", () => {
-  it("on a synthetic execution with every outcome (and takes the fast path for its non-transition lines)", async () => {
+describe("feedRawLine and the parse-ahead fold (each parser, tiny chunks) give the fold exactly what the reader's line parse gives it", () => {
+  it("on a synthetic execution with every outcome", async () => {
     const exec = mkdtempSync(path.join(os.tmpdir(), "hw-feed-"));
     writeSyntheticExecution(exec, { repeat: 3, fillerPerAttempt: 3, fillerBytes: 300 });
-    const stats = await expectSame(exec);
-    expect(stats.fast).toBeGreaterThan(0);
-    expect(stats.parsed).toBeGreaterThan(0);
+    await expectSame(exec);
     rmSync(exec, { recursive: true, force: true });
   });
 

@@ -1,51 +1,33 @@
 /**
- * Feeding raw journal lines to the audit fold: the one place that decides, per line, between the
- * fast envelope scan (non-transition lines) and the reader's full parse. Findings (torn tail,
- * corrupt lines, invalid UTF-8) are those of the reader's `recordOfLine`, in the same order.
+ * Feeding raw journal lines to the audit fold one by one (dieted journals; plain journals go
+ * through parse-ahead.ts). Findings (torn tail, corrupt lines, invalid UTF-8) are those of the
+ * reader's `recordOfLine`, in the same order.
  */
-import { isUtf8 } from "node:buffer";
 import * as fsp from "node:fs/promises";
 import type { JournalReader, RawLine } from "@hankweave-journal/core";
 import { isBlankLine, parseEventLine, scanRawLineBatches, tornTailFinding, type ScanStart } from "@hankweave-journal/journal";
 import type { AuditFold } from "./audit-fold.js";
-import { fastEnvelope } from "./fast-envelope.js";
 
 /** Read size of the plain-journal scan (fewer awaits than the reader's 1 MiB chunks). */
 const SCAN_CHUNK_BYTES = 4 * 1024 * 1024;
 /** Lines per batch when a dieted journal's lines are regrouped. */
 const DIETED_BATCH_LINES = 1024;
 
-/** Line-feeding statistics (how many lines took which path). */
-export interface FeedStats {
-  fast: number;
-  parsed: number;
-}
-
 /**
  * Give one raw line to `fold`: skip blank lines, report a torn tail or a corrupt line as the reader
- * would, scan non-transition lines with `fastEnvelope`, parse the rest with `parseEventLine`.
+ * would, parse the rest with `parseEventLine`.
  *
  * Guarantees: the fold sees exactly what `reader.events({onFinding})` would have given it (same
- * events, same findings, same order); only `state.transition` and lines the scanner cannot prove
- * valid pay for JSON.parse.
+ * events, same findings, same order).
  * @example for await (const raw of reader.lines()) feedRawLine(fold, raw);
  */
-export function feedRawLine(fold: AuditFold, raw: RawLine, stats?: FeedStats): void {
+export function feedRawLine(fold: AuditFold, raw: RawLine): void {
   if (!raw.terminated) {
     fold.finding(tornTailFinding(raw));
     return;
   }
   const bytes = raw.bytes;
   if (bytes.length === 0 || isBlankLine(bytes)) return;
-  if (isUtf8(bytes)) {
-    const env = fastEnvelope(bytes, 0, bytes.length);
-    if (env !== null) {
-      if (stats) stats.fast += 1;
-      fold.envelope(raw.line, raw.offset, bytes.length, env.id, env.timestamp, env.type, env.codon);
-      return;
-    }
-  }
-  if (stats) stats.parsed += 1;
   const parsed = parseEventLine(bytes, raw.line, raw.offset);
   if (!parsed.ok) fold.finding(parsed.finding);
   else fold.event({ line: raw.line, offset: raw.offset, size: bytes.length, event: parsed.event });

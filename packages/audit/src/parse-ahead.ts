@@ -1,0 +1,116 @@
+/**
+ * Folding a plain journal with a worker thread parsing ahead (used by `index` and `audit`).
+ *
+ * The journal is read in chunks of whole lines into shared memory (`SharedChunkReader`). Chunk
+ * k+1 is handed to the worker (`IndexWorker.scan`) while chunk k is folded here. A chunk is parsed
+ * by whichever thread claims it first: the worker, which JSON.parses every line and returns, per
+ * line, "blank", "valid non-transition envelope (id, timestamp, type, codon)" or "anything else";
+ * or this thread, when the worker has not started on it (it is busy inserting rows). Lines the
+ * worker proved to be valid non-transition envelopes go to `fold.envelope`; every other line goes
+ * through the reader's `parseEventLine`, exactly as `feedRawLine` does. So the fold sees the same
+ * events and findings, in the same order, whoever parsed a chunk (tests compare all three ways).
+ */
+import { isBlankLine, parseEventLine, tornTailFinding, type ScanStart } from "@hankweave-journal/journal";
+import type { AuditFold } from "./audit-fold.js";
+import type { IndexWorker } from "./index-worker.js";
+import { SharedChunkReader, type SharedChunk } from "./shared-chunks.js";
+
+const NEWLINE = 10;
+
+/** Lines and bytes read so far, and where the last complete line is. */
+export interface Seen {
+  line: number;
+  offset: number;
+  length: number;
+  count: number;
+  bytes: number;
+}
+
+/** Read size and who parses (the defaults suit production; tests use tiny chunks and each parser). */
+export interface ParseAheadOptions {
+  /** Bytes per read (default SHARED_CHUNK_BYTES). */
+  chunkBytes?: number;
+  /** `both` (default: the worker, unless this thread gets to a chunk first), or only `main` / only `worker`. */
+  parser?: "both" | "main" | "worker";
+}
+
+/** What the caller does between lines and chunks. */
+export interface FoldHooks {
+  /** Called before line `line` is fed; `false` stops the fold there (the line is not fed). */
+  beforeLine?(line: number): boolean;
+  /** Called after each line is fed; a returned promise is awaited before the next line. */
+  afterLine?(): Promise<void> | undefined;
+  /** Called after each chunk; awaited. */
+  afterChunk?(): Promise<void>;
+}
+
+/**
+ * Fold the plain journal `journal` from `start` into `fold` (see the module comment), counting
+ * lines and bytes into `seen`. Returns false when `hooks.beforeLine` stopped it.
+ */
+export async function foldPlainJournal(
+  fold: AuditFold, worker: IndexWorker, journal: string, start: ScanStart, seen: Seen, opts: ParseAheadOptions = {}, hooks: FoldHooks = {},
+): Promise<boolean> {
+  const chunks = new SharedChunkReader(journal, start, opts.chunkBytes);
+  const parser = opts.parser ?? "both";
+  const read = async (): Promise<SharedChunk | null> => {
+    const c = await chunks.next();
+    if (c !== null && parser === "main") Atomics.store(c.claim, 0, 2);
+    return c;
+  };
+  const { beforeLine, afterLine } = hooks;
+  try {
+    let cur = await read();
+    let curScan = cur === null ? null : worker.scan(cur);
+    while (cur !== null && curScan !== null) {
+      const next = await read();
+      const nextScan = next === null ? null : worker.scan(next);
+      // Parse the chunk here when the worker has not started on it.
+      const mine = parser === "worker" ? false : parser === "main" || Atomics.compareExchange(cur.claim, 0, 0, 2) === 0;
+      const { kinds, strs } = mine ? { kinds: null, strs: null } : await curScan;
+      const buf = Buffer.from(cur.buffer, 0, cur.length);
+      let s = 0;
+      let from = 0;
+      let line = cur.firstLine;
+      for (let i = 0; i < cur.lines; i++, line++) {
+        if (beforeLine !== undefined && !beforeLine(line)) return false;
+        const nl = buf.indexOf(NEWLINE, from);
+        const offset = cur.firstOffset + from;
+        const kind = kinds === null ? (isBlankLine(buf.subarray(from, nl)) ? 0 : 2) : kinds[i];
+        if (kind === 1) {
+          const e = strs as (string | null)[];
+          fold.envelope(line, offset, nl - from, e[s] as string, e[s + 1] as string, e[s + 2] as string, e[s + 3]);
+          s += 4;
+        } else if (kind === 2) {
+          const parsed = parseEventLine(buf.subarray(from, nl), line, offset);
+          if (!parsed.ok) fold.finding(parsed.finding);
+          else fold.event({ line, offset, size: nl - from, event: parsed.event });
+        }
+        seen.count += 1;
+        seen.bytes += nl - from + 1;
+        seen.line = line;
+        seen.offset = offset;
+        seen.length = nl - from + 1;
+        from = nl + 1;
+        if (afterLine !== undefined) {
+          const p = afterLine();
+          if (p !== undefined) await p;
+        }
+      }
+      await hooks.afterChunk?.();
+      cur = next;
+      curScan = nextScan;
+    }
+    const end = chunks.end();
+    if (end.tail !== null) {
+      if (beforeLine !== undefined && !beforeLine(end.tailLine)) return false;
+      seen.count += 1;
+      seen.bytes += end.tail.length;
+      fold.finding(tornTailFinding({ line: end.tailLine, offset: end.tailOffset, bytes: end.tail, terminated: false }));
+      if (afterLine !== undefined) await afterLine();
+    }
+    return true;
+  } finally {
+    await chunks.close();
+  }
+}
