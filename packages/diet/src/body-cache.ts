@@ -5,8 +5,12 @@
 import type { ExecLayout } from "@hankweave-journal/core";
 import { readBlob } from "@hankweave-journal/cas";
 
-/** Bytes of bodies kept in memory by default (keeps reads and restores under 256 MB RSS at 1 GB). */
-export const BODY_CACHE_BYTES = 16 * 1024 * 1024;
+/**
+ * Bytes of bodies kept in memory by default. Repeated bodies sit close together in journals: on
+ * the 1 GB bench journal a 4 MiB cache misses 8,533 times for 8,527 unique bodies (16 MiB: 8,532),
+ * and restore's peak RSS is ~30 MB lower than with 16 MiB (keeps it under 256 MB at 1 GB).
+ */
+export const BODY_CACHE_BYTES = 4 * 1024 * 1024;
 
 /** An LRU of verified bodies, kept JSON-escaped as UTF-8 bytes (what rehydration splices in). */
 export class BodyCache {
