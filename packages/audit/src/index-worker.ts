@@ -254,6 +254,11 @@ export class IndexWorker {
     return p;
   }
 
+  /** Messages (row batches, open, finish) the worker has not finished yet. */
+  get backlog(): number {
+    return this.inFlight;
+  }
+
   /** Hand the queued rows to the worker; waits while too many batches are pending. */
   async flush(): Promise<void> {
     this.throwIfFailed();

@@ -2,20 +2,25 @@
  * Folding a plain journal with a worker thread parsing ahead (used by `index` and `audit`).
  *
  * The journal is read in chunks of whole lines into shared memory (`SharedChunkReader`). Chunk
- * k+1 is handed to the worker (`IndexWorker.scan`) while chunk k is folded here. A chunk is parsed
- * by whichever thread claims it first: the worker, which JSON.parses every line and returns, per
- * line, "blank", "valid non-transition envelope (id, timestamp, type, codon)" or "anything else";
- * or this thread, when the worker has not started on it (it is busy inserting rows). Lines the
+ * k+1 is handed to the worker (`IndexWorker.scan`) while chunk k is folded here, unless the worker
+ * is behind with its inserts (more than MAX_BACKLOG_TO_SCAN row batches pending): then this thread
+ * parses it. A chunk handed over is parsed by whichever thread claims it first (Atomics on
+ * `chunk.claim`): the worker, which JSON.parses every line and returns, per line, "blank", "valid
+ * non-transition envelope (id, timestamp, type, codon)" or "anything else"; or this thread, when
+ * it gets to the chunk before the worker started on it. So the parsing goes to whichever thread
+ * has time. Lines the
  * worker proved to be valid non-transition envelopes go to `fold.envelope`; every other line goes
  * through the reader's `parseEventLine`, exactly as `feedRawLine` does. So the fold sees the same
  * events and findings, in the same order, whoever parsed a chunk (tests compare all three ways).
  */
 import { isBlankLine, parseEventLine, tornTailFinding, type ScanStart } from "@hankweave-journal/journal";
 import type { AuditFold } from "./audit-fold.js";
-import type { IndexWorker } from "./index-worker.js";
+import type { ChunkScan, IndexWorker } from "./index-worker.js";
 import { SharedChunkReader, type SharedChunk } from "./shared-chunks.js";
 
 const NEWLINE = 10;
+/** Row batches the worker may have pending and still be asked to parse the next chunk. */
+const MAX_BACKLOG_TO_SCAN = 1;
 
 /** Lines and bytes read so far, and where the last complete line is. */
 export interface Seen {
@@ -53,29 +58,33 @@ export async function foldPlainJournal(
 ): Promise<boolean> {
   const chunks = new SharedChunkReader(journal, start, opts.chunkBytes);
   const parser = opts.parser ?? "both";
-  const read = async (): Promise<SharedChunk | null> => {
+  /** The next chunk and its scan by the worker; no scan (claimed here) when the worker is busy inserting. */
+  const read = async (): Promise<[SharedChunk, Promise<ChunkScan> | null] | null> => {
     const c = await chunks.next();
-    if (c !== null && parser === "main") Atomics.store(c.claim, 0, 2);
-    return c;
+    if (c === null) return null;
+    if (parser === "main" || (parser === "both" && worker.backlog > MAX_BACKLOG_TO_SCAN)) {
+      Atomics.store(c.claim, 0, 2);
+      return [c, null];
+    }
+    return [c, worker.scan(c)];
   };
   const { beforeLine, afterLine } = hooks;
   try {
     let cur = await read();
-    let curScan = cur === null ? null : worker.scan(cur);
-    while (cur !== null && curScan !== null) {
+    while (cur !== null) {
+      const [chunk, scan] = cur;
       const next = await read();
-      const nextScan = next === null ? null : worker.scan(next);
-      // Parse the chunk here when the worker has not started on it.
-      const mine = parser === "worker" ? false : parser === "main" || Atomics.compareExchange(cur.claim, 0, 0, 2) === 0;
-      const { kinds, strs } = mine ? { kinds: null, strs: null } : await curScan;
-      const buf = Buffer.from(cur.buffer, 0, cur.length);
+      // Parse the chunk here when the worker was not asked to or has not started on it.
+      const mine = scan === null || (parser === "both" && Atomics.compareExchange(chunk.claim, 0, 0, 2) === 0);
+      const { kinds, strs } = mine ? { kinds: null, strs: null } : await (scan as Promise<ChunkScan>);
+      const buf = Buffer.from(chunk.buffer, 0, chunk.length);
       let s = 0;
       let from = 0;
-      let line = cur.firstLine;
-      for (let i = 0; i < cur.lines; i++, line++) {
+      let line = chunk.firstLine;
+      for (let i = 0; i < chunk.lines; i++, line++) {
         if (beforeLine !== undefined && !beforeLine(line)) return false;
         const nl = buf.indexOf(NEWLINE, from);
-        const offset = cur.firstOffset + from;
+        const offset = chunk.firstOffset + from;
         const kind = kinds === null ? (isBlankLine(buf.subarray(from, nl)) ? 0 : 2) : kinds[i];
         if (kind === 1) {
           const e = strs as (string | null)[];
@@ -99,7 +108,6 @@ export async function foldPlainJournal(
       }
       await hooks.afterChunk?.();
       cur = next;
-      curScan = nextScan;
     }
     const end = chunks.end();
     if (end.tail !== null) {
