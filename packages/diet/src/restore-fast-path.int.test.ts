@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { layoutOf, type JournalReader } from "@hankweave-journal/core";
 import { sha256Hex } from "@hankweave-journal/cas";
 import { execFileSync } from "node:child_process";
-import { openPlainReader, openRegularForRead } from "@hankweave-journal/journal";
+import { journalPresence, openPlainReader, openRegularForRead } from "@hankweave-journal/journal";
+import { journalPresenceSync } from "./open-reader.js";
 import { DietedSource, openRegularSync } from "./dieted-source.js";
 import { openDietedReader } from "./dieted-reader.js";
 import { readManifest } from "./manifest.js";
@@ -153,6 +154,34 @@ async function getLineView(reader: JournalReader, line: number): Promise<unknown
     return (e as { code?: string }).code;
   }
 }
+
+describe("open path", () => {
+  it("journalPresenceSync answers as journalPresence does: plain, dieted, both halves, none, no exec, events path a file", async () => {
+    const exec = await dietBytes(finishedJournal(bodiesFor(1), "RunCompleted", 3));
+    made.push(exec);
+    const l = layoutOf(exec);
+    const same = async (e: string): Promise<void> => {
+      const a = await journalPresence(e).then((x) => x, (err: { code?: string }) => err.code);
+      expect(journalPresenceSync(e)).toEqual(a);
+    };
+    await same(exec);
+    fs.copyFileSync(l.manifest, `${l.eventsDir}/m.bak`);
+    fs.rmSync(l.manifest);
+    await same(exec);
+    fs.renameSync(`${l.eventsDir}/m.bak`, l.manifest);
+    fs.renameSync(l.dietedJournal, `${l.eventsDir}/z.bak`);
+    await same(exec);
+    fs.writeFileSync(l.journal, "{}\n");
+    await same(exec);
+    fs.rmSync(l.journal);
+    fs.rmSync(l.manifest);
+    await same(exec);
+    await same(`${exec}/does-not-exist`);
+    const file = `${exec}/a-file`;
+    fs.writeFileSync(file, "x");
+    await same(file);
+  });
+});
 
 async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
