@@ -85,7 +85,7 @@ export async function ensureBundle({ bundlePath = BUNDLE_PATH, packagesDir = PAC
   try {
     await buildBundle(entry, bundlePath);
     // A source stamped in the future (clock skew, an extracted archive) must not make every call rebuild.
-    if (statSync(bundlePath).mtimeMs < newest) utimesSync(bundlePath, new Date(), new Date(newest));
+    if (statSync(bundlePath).mtimeMs < newest) utimesSync(bundlePath, new Date(), new Date(Math.ceil(newest) + 1)); // Date has ms precision
     return bundlePath;
   } catch {
     return null;
