@@ -196,13 +196,22 @@ export function operations(ctx: OpContext): Operation[] {
   });
 
   // ---- SQLite index
-  const index = cliOr(ctx, "index", ["index", ctx.exec, "--full"], "", { shell: "false" });
+  // Each round indexes a hard-link copy: the index file is written beside the journal, and the
+  // generated input stays read-only (a rename in the copy never touches the input's files).
+  const idir = (round: number): string => join(ctx.work, `index-${round}`);
+  const index = (round: number): Command | null => cliOr(ctx, "index", ["index", idir(round), "--full"], "", { shell: "false" });
   ops.push({
     op: "index",
     description: "build the SQLite index of events and transitions",
     primary: "sqlite bulk insert",
     contenders: [
-      { name: "ours", role: "ours", unavailable: index ? null : NOT_IMPLEMENTED, prepare: () => index as Command },
+      {
+        name: "ours", role: "ours", unavailable: index(0) ? null : NOT_IMPLEMENTED,
+        prepare: (round) => {
+          linkCopy(ctx.exec, idir(round));
+          return index(round) as Command;
+        },
+      },
       {
         name: "sqlite bulk insert", role: "baseline", unavailable: null,
         prepare: (round) => ({ runner: { op: "sqlite-naive", journal, db: join(ctx.work, `naive-${round}.sqlite`) } }),
