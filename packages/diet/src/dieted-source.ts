@@ -11,6 +11,7 @@ import { JournalError, type ExecLayout } from "@hankweave-journal/core";
 import {
   decompressLimitFor, decompressZstd, readExactlySync, readSeekTableSync, type SeekTable,
 } from "@hankweave-journal/cas";
+import { ioError, notRegular } from "@hankweave-journal/journal";
 import type { DietManifest, FrameIndexEntry } from "./manifest.js";
 import { BodyCache } from "./body-cache.js";
 import { POINTER_MARKER, findPointers, spliceBodyBytes, type PointerSpan } from "./rehydrate.js";
@@ -46,24 +47,6 @@ export function openRegularSync(path: string): number {
     throw notRegular(path, fst);
   }
   return fd;
-}
-
-function notRegular(path: string, st: Stats): JournalError {
-  const kind = st.isDirectory() ? "directory" : st.isFIFO() ? "FIFO" : st.isSocket() ? "socket" : "special file";
-  return new JournalError("NOT_A_REGULAR_FILE", `${path} is a ${kind}, not a regular file`, {
-    path,
-    actual: kind,
-    expected: "regular file",
-  });
-}
-
-function ioError(e: unknown, path: string): JournalError {
-  if (e instanceof JournalError) return e;
-  const err = e as NodeJS.ErrnoException;
-  return new JournalError("IO_ERROR", `${err?.code ?? "error"} on ${path}: ${err?.message ?? String(e)}`, {
-    path,
-    errno: err?.code,
-  }, { cause: e });
 }
 
 /** One line of a dieted journal before rehydration. */

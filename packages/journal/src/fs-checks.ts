@@ -44,7 +44,8 @@ export async function assertRegularFile(path: string): Promise<import("node:fs")
   return st;
 }
 
-function notRegular(path: string, st: import("node:fs").Stats): JournalError {
+/** The NOT_A_REGULAR_FILE error for `path` whose stat is `st`. */
+export function notRegular(path: string, st: import("node:fs").Stats): JournalError {
   const kind = st.isDirectory() ? "directory" : st.isFIFO() ? "FIFO" : st.isSocket() ? "socket" : "special file";
   return new JournalError("NOT_A_REGULAR_FILE", `${path} is a ${kind}, not a regular file`, {
     path,
