@@ -169,7 +169,8 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
   for (const size of o.sizes) {
     const inp = await input(o, size);
     inputs.push(inp);
-    const work = join(o.workDir, "work", `size-${size}`);
+    // Per run (pid): two benches running at once must not share or delete each other's scratch.
+    const work = join(o.workDir, "work", `size-${size}-${process.pid}`);
     mkdirSync(work, { recursive: true });
     const derived = prepareDerived(o, inp.exec, work, tools, lib);
     const ctx: OpContext = {
