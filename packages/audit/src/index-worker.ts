@@ -19,18 +19,13 @@ import { Worker } from "node:worker_threads";
 import type { AuditSink } from "./audit-types.js";
 import { META_KEYS, type IndexMeta } from "./index-meta.js";
 import type { RunSummary } from "./audit-types.js";
+import { ATTEMPT_COLS, EVENT_COLS, FINDING_COLS, INSERT_SQL, RUN_COLS, TRANSITION_COLS, pushEventRow, pushFindingRow, pushRunRows, pushTransitionRow } from "./index-rows.js";
 import { SCHEMA_INDEXES_SQL, SCHEMA_TABLES_SQL } from "./index-schema.js";
 import type { SharedChunk } from "./shared-chunks.js";
 
 /** The worker's classification of a chunk's lines (see `IndexWorker.scan`); null when the main thread claimed the chunk first. */
 export type ChunkScan = { kinds: Uint8Array; strs: (string | null)[] } | { kinds: null; strs: null };
 
-/** Values per row of each table (the column counts of the INSERTs below). */
-const EVENT_COLS = 9;
-const TRANSITION_COLS = 18;
-const FINDING_COLS = 8;
-const RUN_COLS = 13;
-const ATTEMPT_COLS = 19;
 /** Rows per multi-row INSERT statement (fewer statement executions; same rows in the same order). */
 const MULTI_ROWS = 32;
 /** Batches posted but not yet inserted before `flush` waits. */
@@ -38,14 +33,7 @@ const MAX_IN_FLIGHT = 4;
 /** A line whose first bytes hold `"type":"state.transition"` is left to the main thread unparsed. */
 const SNIFF_BYTES = 256;
 
-const SQL: Record<string, string> = {
-  event: "INSERT INTO events VALUES (?,?,?,?,?,?,?,?,?)",
-  transition: "INSERT INTO transitions VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-  finding: "INSERT INTO findings (line, byte_offset, code, severity, run, codon, message, details) VALUES (?,?,?,?,?,?,?,?)",
-  run: "INSERT INTO runs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-  attempt: "INSERT INTO codon_attempts VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-  meta: "INSERT OR REPLACE INTO meta VALUES (?, ?)",
-};
+const SQL: Record<string, string> = INSERT_SQL;
 
 /** `SQL[k]` with MULTI_ROWS value tuples. */
 const MULTI_SQL = Object.fromEntries(Object.entries(SQL).map(([k, sql]) => {
@@ -221,19 +209,11 @@ export class IndexWorker {
   /** The sink to give the audit fold: the same values as `IndexWriter.sink()`, queued. */
   sink(): AuditSink {
     return {
-      event: (e) => void this.events.push(e.line, e.offset, e.id, e.time, e.type, e.category, e.run, e.codon, e.size),
-      row: (r) => {
-        const j = r.journaled;
-        const c = r.recomputed;
-        this.transitions.push(
-          r.line, r.time, r.transition, r.run, r.codon, r.from, r.to, r.applied ? 1 : 0, r.codonCost, r.runCost,
-          num(j?.currentRunId, "string"), num(j?.runCount, "number"), num(j?.totalCost, "number"), num(j?.currentRunCost, "number"),
-          c.currentRunId, c.runCount, c.totalCost, c.currentRunCost,
-        );
-      },
+      event: (e) => pushEventRow(this.events, e),
+      row: (r) => pushTransitionRow(this.transitions, r),
       finding: (f) => {
         this.findingsWritten += 1;
-        this.findings.push(f.line, f.byteOffset ?? null, f.code, f.severity, f.run, f.codon, f.message, f.details === undefined ? null : JSON.stringify(f.details));
+        pushFindingRow(this.findings, f);
       },
     };
   }
@@ -279,16 +259,7 @@ export class IndexWorker {
     await this.flush();
     const runRows: unknown[] = [];
     const attemptRows: unknown[] = [];
-    // run_seq: chronological position (run ids are not unique when a journal repeats a RunStarted).
-    runs.forEach((r, seq) => {
-      runRows.push(seq, r.run, r.status, r.startLine, r.endLine, r.startTime, r.endTime, r.cost, r.attempts.length,
-        r.tokens.inputTokens, r.tokens.outputTokens, r.tokens.cacheCreationTokens, r.tokens.cacheReadTokens);
-      for (const a of r.attempts) {
-        attemptRows.push(seq, a.run, a.codon, a.attempt, a.index, a.startLine, a.endLine, a.startTime, a.endTime, a.status, a.outcome, a.cost,
-          a.tokens.inputTokens, a.tokens.outputTokens, a.tokens.cacheCreationTokens, a.tokens.cacheReadTokens,
-          a.loop?.loopId ?? null, a.loop?.iteration ?? null, a.failureReason);
-      }
-    });
+    pushRunRows(runs, runRows, attemptRows);
     const metaRows: unknown[] = [];
     for (const k of META_KEYS) metaRows.push(k, JSON.stringify(meta[k]));
     this.post({ kind: "finish", runs: runRows, attempts: attemptRows, meta: metaRows });
@@ -328,8 +299,4 @@ export class IndexWorker {
   private throwIfFailed(): void {
     if (this.failure !== null) throw this.failure;
   }
-}
-
-function num(v: unknown, type: "string" | "number"): unknown {
-  return typeof v === type ? v : null;
 }

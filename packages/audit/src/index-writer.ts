@@ -7,6 +7,7 @@ import type { HankweaveState } from "@hankweave-journal/core";
 import type { AuditSink } from "./audit-types.js";
 import { META_KEYS, type IndexMeta } from "./index-meta.js";
 import type { RunLines } from "./run-lines.js";
+import { ATTEMPT_COLS, INSERT_SQL, RUN_COLS, pushEventRow, pushFindingRow, pushRunRows, pushTransitionRow } from "./index-rows.js";
 import { summarizeRuns } from "./run-summary.js";
 
 /** Writes fold output into the index tables. */
@@ -18,9 +19,9 @@ export class IndexWriter {
   findingsWritten = 0;
 
   constructor(private readonly db: Database.Database) {
-    this.insertEvent = db.prepare("INSERT INTO events VALUES (?,?,?,?,?,?,?,?,?)");
-    this.insertTransition = db.prepare("INSERT INTO transitions VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-    this.insertFinding = db.prepare("INSERT INTO findings (line, byte_offset, code, severity, run, codon, message, details) VALUES (?,?,?,?,?,?,?,?)");
+    this.insertEvent = db.prepare(INSERT_SQL.event);
+    this.insertTransition = db.prepare(INSERT_SQL.transition);
+    this.insertFinding = db.prepare(INSERT_SQL.finding);
   }
 
   /** The sink to give the audit fold. */
@@ -28,20 +29,18 @@ export class IndexWriter {
     const ev = this.insertEvent;
     const tr = this.insertTransition;
     const fi = this.insertFinding;
+    const row: unknown[] = [];
+    const bind = (st: Database.Statement, push: () => void): void => {
+      row.length = 0;
+      push();
+      st.run(row);
+    };
     return {
-      event: (e) => void ev.run(e.line, e.offset, e.id, e.time, e.type, e.category, e.run, e.codon, e.size),
-      row: (r) => {
-        const j = r.journaled;
-        const c = r.recomputed;
-        tr.run(
-          r.line, r.time, r.transition, r.run, r.codon, r.from, r.to, r.applied ? 1 : 0, r.codonCost, r.runCost,
-          num(j?.currentRunId, "string"), num(j?.runCount, "number"), num(j?.totalCost, "number"), num(j?.currentRunCost, "number"),
-          c.currentRunId, c.runCount, c.totalCost, c.currentRunCost,
-        );
-      },
+      event: (e) => bind(ev, () => pushEventRow(row, e)),
+      row: (r) => bind(tr, () => pushTransitionRow(row, r)),
       finding: (f) => {
         this.findingsWritten += 1;
-        fi.run(f.line, f.byteOffset ?? null, f.code, f.severity, f.run, f.codon, f.message, f.details === undefined ? null : JSON.stringify(f.details));
+        bind(fi, () => pushFindingRow(row, f));
       },
     };
   }
@@ -59,27 +58,18 @@ export class IndexWriter {
   /** Rewrite `runs` and `codon_attempts` from the folded state (they are small). */
   replaceRunsAndAttempts(state: HankweaveState, lines: RunLines): void {
     this.db.exec("DELETE FROM runs; DELETE FROM codon_attempts;");
-    const insRun = this.db.prepare("INSERT INTO runs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
-    const insAttempt = this.db.prepare("INSERT INTO codon_attempts VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-    // run_seq: chronological position (run ids are not unique when a journal repeats a RunStarted).
-    summarizeRuns(state, lines).forEach((r, seq) => {
-      insRun.run(seq, r.run, r.status, r.startLine, r.endLine, r.startTime, r.endTime, r.cost, r.attempts.length,
-        r.tokens.inputTokens, r.tokens.outputTokens, r.tokens.cacheCreationTokens, r.tokens.cacheReadTokens);
-      for (const a of r.attempts) {
-        insAttempt.run(seq, a.run, a.codon, a.attempt, a.index, a.startLine, a.endLine, a.startTime, a.endTime, a.status, a.outcome, a.cost,
-          a.tokens.inputTokens, a.tokens.outputTokens, a.tokens.cacheCreationTokens, a.tokens.cacheReadTokens,
-          a.loop?.loopId ?? null, a.loop?.iteration ?? null, a.failureReason);
-      }
-    });
+    const runRows: unknown[] = [];
+    const attemptRows: unknown[] = [];
+    pushRunRows(summarizeRuns(state, lines), runRows, attemptRows);
+    const insRun = this.db.prepare(INSERT_SQL.run);
+    const insAttempt = this.db.prepare(INSERT_SQL.attempt);
+    for (let i = 0; i < runRows.length; i += RUN_COLS) insRun.run(runRows.slice(i, i + RUN_COLS));
+    for (let i = 0; i < attemptRows.length; i += ATTEMPT_COLS) insAttempt.run(attemptRows.slice(i, i + ATTEMPT_COLS));
   }
 
   /** Write every meta key (JSON values). */
   writeMeta(meta: IndexMeta): void {
-    const put = this.db.prepare("INSERT OR REPLACE INTO meta VALUES (?, ?)");
+    const put = this.db.prepare(INSERT_SQL.meta);
     for (const k of META_KEYS) put.run(k, JSON.stringify(meta[k]));
   }
-}
-
-function num(v: unknown, type: "string" | "number"): unknown {
-  return typeof v === type ? v : null;
 }
