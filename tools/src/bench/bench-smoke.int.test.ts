@@ -59,5 +59,8 @@ describe("npm run bench -- --smoke", () => {
     expect(res.targets.map((t) => t.op)).toEqual(expect.arrayContaining(["rebuild", "diet-compatible", "restore", "index", "line-n"]));
     expect(r.stdout).toContain("targets:");
     expect(typeof res.machine.cpu).toBe("string");
+    // Our children ran from the esbuild bundle (what the CLI bin runs), not through tsx.
+    expect(res.runner).toBe("bundle");
+    expect(r.stdout).toContain("bundled runner");
   }, 420_000);
 });

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } 
 import { join } from "node:path";
 import { layoutOf } from "@hankweave-journal/core";
 import { generateExecution } from "../generator/index.js";
-import { ensureTools, machineInfo, measure, REPO_ROOT, type Measured, type Toolbox } from "./measure.js";
+import { ensureTools, machineInfo, measure, prepareRunner, REPO_ROOT, type Measured, type Toolbox } from "./measure.js";
 import { linkCopy, operations, type OpContext } from "./operations.js";
 import { evaluateTargets, type TargetVerdict } from "./targets.js";
 
@@ -57,6 +57,8 @@ export interface BenchResult {
   startedAt: string;
   seconds: number;
   machine: Record<string, unknown>;
+  /** How our children ran: the esbuild bundle (what the CLI bin runs) or the sources through tsx. */
+  runner: "bundle" | "tsx";
   options: Omit<BenchOptions, "log">;
   missingTools: string[];
   inputs: { sizeBytes: number; exec: string; journalBytes: number; lines: number; generatedSeconds: number | null }[];
@@ -163,6 +165,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
   for (const m of missing) o.log(`missing: ${m}`);
   const lib = await probeLibraries();
   const commands = await registeredCommands();
+  const runner = await prepareRunner(o.log);
   const floor = measure({ runner: { op: "noop" } }, tools, o.timeoutMs);
   const rows: BenchRow[] = [];
   const inputs: BenchResult["inputs"] = [];
@@ -237,7 +240,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     rmSync(join(work), { recursive: true, force: true });
   }
   const result: BenchResult = {
-    startedAt, seconds: (performance.now() - t0) / 1000, machine: machineInfo(),
+    startedAt, seconds: (performance.now() - t0) / 1000, machine: machineInfo(), runner,
     options: { sizes: o.sizes, rounds: o.rounds, only: o.only, smoke: o.smoke, quick: o.quick, seed: o.seed, workDir: o.workDir, zstd19MaxBytes: o.zstd19MaxBytes, install: o.install, timeoutMs: o.timeoutMs },
     missingTools: missing, inputs, rssFloorMB: floor.rssKB !== null ? floor.rssKB / 1024 : null, rows, targets: [],
   };

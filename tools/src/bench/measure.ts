@@ -12,6 +12,8 @@ import type { RunnerResult, RunnerSpec } from "./runner.js";
 /** The repository root (cwd of every child, so `--import tsx` resolves). */
 export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const RUNNER = fileURLToPath(new URL("./runner.ts", import.meta.url));
+/** The runner as one prebuilt ES module (gitignored), built by `prepareRunner`. */
+const RUNNER_BUNDLE = fileURLToPath(new URL("../../dist/bench-runner.mjs", import.meta.url));
 const TIME_BIN = "/usr/bin/time";
 const TIME_MARK = "__BENCH_TIME__";
 
@@ -64,10 +66,36 @@ export function ensureTools(install: boolean, log: (s: string) => void): { tools
   return { tools, missing };
 }
 
+/** How runner children start: the bundle once `prepareRunner` built it, else the sources through tsx. */
+let runnerCommand: string[] = ["node", "--import", "tsx", RUNNER];
+
+/**
+ * Build the runner (and through it our packages) into one ES module with esbuild, the way the CLI
+ * bin runs (packages/cli/bin/bundle.mjs), so children measure the code users run and not the tsx
+ * loader: tsx compiles modules on load and leaves its own heap for V8 to collect, which a 20 ms
+ * operation (line N) then pays inside its timed window. Falls back to tsx when the build fails.
+ * Returns "bundle" or "tsx".
+ */
+export async function prepareRunner(log: (s: string) => void, opts: { forceTsx?: boolean } = {}): Promise<"bundle" | "tsx"> {
+  runnerCommand = ["node", "--import", "tsx", RUNNER];
+  if (opts.forceTsx || process.env.HANKWEAVE_NO_BUNDLE === "1") return "tsx";
+  try {
+    const bundler = (await import(new URL("../../../packages/cli/bin/bundle.mjs", import.meta.url).href)) as {
+      buildBundle(entry: string, outfile: string): Promise<string>;
+    };
+    await bundler.buildBundle(RUNNER, RUNNER_BUNDLE);
+    runnerCommand = ["node", RUNNER_BUNDLE];
+    return "bundle";
+  } catch (e) {
+    log(`bench runner: bundle failed (${(e as Error).message.split("\n")[0]}); children run through tsx`);
+    return "tsx";
+  }
+}
+
 /** Run `cmd` once, measured. Never throws for a failing child (exit code reported). */
 export function measure(cmd: Command, tools: Toolbox, timeoutMs: number): Measured {
   const base: string[] = "runner" in cmd
-    ? ["node", "--import", "tsx", RUNNER, JSON.stringify(cmd.runner)]
+    ? [...runnerCommand, JSON.stringify(cmd.runner)]
     : ["sh", "-c", cmd.shell];
   const argv = tools.time ? [TIME_BIN, "-f", `${TIME_MARK} %M`, ...base] : base;
   const input = "runner" in cmd && cmd.stdinFrom ? readFileSync(cmd.stdinFrom) : undefined;

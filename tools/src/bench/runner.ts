@@ -6,6 +6,7 @@
  * (`/usr/bin/time`) and does include the node + tsx floor (reported by the `noop` op).
  *
  * usage: node --import tsx tools/src/bench/runner.ts '<json RunnerSpec>'
+ * (the bench runs it as the esbuild bundle tools/dist/bench-runner.mjs, see measure.ts prepareRunner)
  */
 import { closeSync, fsyncSync, openSync, readFileSync, readSync, rmSync, writeSync } from "node:fs";
 import { createHash } from "node:crypto";

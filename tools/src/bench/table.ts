@@ -58,7 +58,8 @@ export function renderText(res: BenchResult): string {
   for (const i of res.inputs) {
     out.push(`input ${formatBytes(i.journalBytes)} (${i.lines} lines, seed ${res.options.seed}, schema v1)${i.generatedSeconds === null ? " reused" : ` generated in ${i.generatedSeconds.toFixed(1)} s`}: ${i.exec}`);
   }
-  if (res.rssFloorMB !== null) out.push(`\npeak RSS includes the node + tsx floor of ${res.rssFloorMB.toFixed(0)} MB (an empty runner child).`);
+  const how = res.runner === "bundle" ? "bundled runner (esbuild, as the CLI bin runs)" : "runner through tsx";
+  if (res.rssFloorMB !== null) out.push(`\nour children ran as the ${how}; peak RSS includes its node floor of ${res.rssFloorMB.toFixed(0)} MB (an empty runner child).`);
   if (res.missingTools.length > 0) out.push(`missing tools: ${res.missingTools.join("; ")}`);
   return `${out.join("\n")}\n`;
 }
