@@ -30,6 +30,18 @@ describe("journal.meta.json", () => {
     expect(parseManifest(text)).toEqual(base);
   });
 
+  it("writes each frame's rewritten lines flat ([index, bytes, …]) and still reads manifests written with pairs", () => {
+    const disk = JSON.parse(serializeManifest(base));
+    expect(disk.frames[0].rewritten).toEqual([1, 120]);
+    expect(disk.frames[1].rewritten).toEqual([]);
+    const legacy = { ...disk, frames: base.frames };
+    expect(JSON.stringify(legacy)).toContain('"rewritten":[[1,120]]');
+    expect(parseManifest(JSON.stringify(legacy))).toEqual(base);
+    const many = { ...base, frames: [{ ...base.frames![0], rewritten: [[0, 7], [1, 120], [2, 4096]] as [number, number][] }, base.frames![1]] };
+    expect(JSON.parse(serializeManifest(many)).frames[0].rewritten).toEqual([0, 7, 1, 120, 2, 4096]);
+    expect(parseManifest(serializeManifest(many))).toEqual(many);
+  });
+
   it("accepts a reference-runtime manifest without our extra keys", () => {
     const m = JSON.parse(serializeManifest(base));
     for (const k of ["lines", "endsWithNewline", "bodies", "frames"]) delete m[k];
@@ -47,6 +59,16 @@ describe("journal.meta.json", () => {
     expect(bad({ lines: 5 })).toBe("MANIFEST_INVALID");
     expect(bad({ frames: [{ ...base.frames![0], rewritten: [[2, 1], [1, 1]] }, base.frames![1]] })).toBe("MANIFEST_INVALID");
     expect(bad({ frames: [{ ...base.frames![0], rewritten: [[3, 1]] }, base.frames![1]] })).toBe("MANIFEST_INVALID");
+    const flat = (rewritten: unknown[]) => bad({ frames: [{ ...base.frames![0], rewritten }, base.frames![1]] });
+    expect(flat([1, 120])).toBe("ok");
+    expect(flat([1])).toBe("MANIFEST_INVALID"); // odd length
+    expect(flat([2, 1, 1, 1])).toBe("MANIFEST_INVALID"); // not increasing
+    expect(flat([3, 1])).toBe("MANIFEST_INVALID"); // past the frame's lines
+    expect(flat([1, -1])).toBe("MANIFEST_INVALID");
+    expect(flat([1, 1.5])).toBe("MANIFEST_INVALID");
+    expect(flat([0, 1, [1, 1]])).toBe("MANIFEST_INVALID"); // mixed shapes
+    expect(flat([[0, 1], 1, 1])).toBe("MANIFEST_INVALID");
+    expect(flat([[0, 1, 2]])).toBe("MANIFEST_INVALID");
     expect(codeOf(() => parseManifest("{"))).toBe("MANIFEST_INVALID");
   });
 });
