@@ -18,7 +18,7 @@ export interface FrameIndexEntry {
   originalOffset: number;
   /** Original bytes covered by the frame (newlines included). */
   originalBytes: number;
-  /** Rewritten lines: `[index in frame, original line bytes without the \n]` (flat on disk, see frameEntry). */
+  /** Rewritten lines: `[index in frame, original line bytes without the \n]` (flat on disk; built on first read, see frameEntry). */
   rewritten: [number, number][];
 }
 
@@ -71,39 +71,54 @@ function isCount(v: unknown): v is number {
 
 /**
  * One frame index entry starting at `line`/`offset`, checked (counts; rewritten lines strictly
- * increasing inside the frame) and returned with `rewritten` as pairs, or null when inconsistent.
- * On disk `rewritten` is flat (`[i0, bytes0, i1, bytes1, …]`): V8's JSON.parse builds thousands of
- * two-element arrays slowly (12 ms for the 15,248 pairs of a 1 GB journal's manifest, against
- * 1.5 ms flat), and the manifest is parsed on every open, one-line reads included. Manifests
- * written before (pairs) are still read.
+ * increasing inside the frame), or null when inconsistent.
+ *
+ * On disk `rewritten` is flat (`[i0, bytes0, i1, bytes1, …]`): V8's JSON.parse builds thousands
+ * of two-element arrays slowly (12 ms for the 15,248 pairs of a 1 GB journal's manifest, against
+ * 1.5 ms flat), and so does a cold loop building them (15–24 ms). The manifest is parsed on every
+ * open, one-line reads included, which use one frame: the pairs of a frame are built on first use.
+ * Manifests written with pairs (before the flat form) are still read.
  */
 function frameEntry(f: FrameIndexEntry, line: number, offset: number): FrameIndexEntry | null {
   if (typeof f !== "object" || f === null || f.firstLine !== line || f.originalOffset !== offset) return null;
   if (!isCount(f.lines) || f.lines <= 0 || !isCount(f.originalBytes) || !Array.isArray(f.rewritten)) return null;
-  const raw = f.rewritten as unknown[];
-  const flat = raw.length > 0 && typeof raw[0] === "number";
-  if (flat && raw.length % 2 !== 0) return null;
-  const n = flat ? raw.length / 2 : raw.length;
-  const rewritten: [number, number][] = new Array(n);
-  let prev = -1;
-  for (let i = 0; i < n; i++) {
-    let at: unknown;
-    let bytes: unknown;
-    if (flat) {
-      at = raw[2 * i];
-      bytes = raw[2 * i + 1];
-    } else {
-      const r = raw[i];
+  let flat = f.rewritten as unknown[];
+  if (flat.length > 0 && typeof flat[0] !== "number") {
+    // Pairs (older manifests): flattened once, then checked like the flat form.
+    const pairs = flat;
+    flat = new Array(pairs.length * 2);
+    for (let i = 0; i < pairs.length; i++) {
+      const r = pairs[i];
       if (!Array.isArray(r) || r.length !== 2) return null;
-      at = r[0];
-      bytes = r[1];
+      flat[2 * i] = r[0];
+      flat[2 * i + 1] = r[1];
     }
+  }
+  if (flat.length % 2 !== 0) return null;
+  let prev = -1;
+  for (let i = 0; i < flat.length; i += 2) {
+    const at = flat[i];
+    const bytes = flat[i + 1];
     if (typeof at !== "number" || !Number.isSafeInteger(at) || at <= prev || at >= f.lines) return null;
     if (typeof bytes !== "number" || !Number.isSafeInteger(bytes) || bytes < 0) return null;
-    rewritten[i] = [at, bytes];
     prev = at;
   }
-  return { firstLine: f.firstLine, lines: f.lines, originalOffset: f.originalOffset, originalBytes: f.originalBytes, rewritten };
+  return lazyPairs({ firstLine: f.firstLine, lines: f.lines, originalOffset: f.originalOffset, originalBytes: f.originalBytes }, flat as number[]);
+}
+
+/** `entry` with an enumerable `rewritten` whose pairs are built from `flat` on first read. */
+function lazyPairs(entry: Omit<FrameIndexEntry, "rewritten">, flat: number[]): FrameIndexEntry {
+  let pairs: [number, number][] | null = null;
+  return Object.defineProperty(entry, "rewritten", {
+    enumerable: true,
+    get(): [number, number][] {
+      if (pairs === null) {
+        pairs = new Array(flat.length / 2);
+        for (let i = 0; i < pairs.length; i++) pairs[i] = [flat[2 * i], flat[2 * i + 1]];
+      }
+      return pairs;
+    },
+  }) as FrameIndexEntry;
 }
 
 function invalid(path: string | undefined, why: string): JournalError {
