@@ -19,6 +19,7 @@ import {
 import { severityOf } from "./audit-codes.js";
 import type { AuditFinding, AuditSink, FoldEvent } from "./audit-types.js";
 import { compareResultingState, isTerminalStatus, latestRecord, msSameMinute, recordCost, runCost, transitionProblem } from "./fold-helpers.js";
+import { IdLines } from "./id-lines.js";
 import { RunLines, type RunLinesSnapshot } from "./run-lines.js";
 
 /** The resumable part of a fold (everything but the id map, which the index rebuilds). */
@@ -52,7 +53,7 @@ export class AuditFold {
   private recomputed: ResultingState | null;
   private lastTime: AuditFoldSnapshot["lastTime"];
   private readonly ended: Map<string, { line: number; type: string }>;
-  private readonly ids = new Map<string, number>();
+  private readonly ids = new IdLines();
   private readonly runLines: RunLines;
   private readonly runCostCache = new Map<string, number>();
   private counts: { events: number; transitions: number };
@@ -64,7 +65,7 @@ export class AuditFold {
     this.ended = new Map(snapshot?.ended ?? []);
     this.runLines = new RunLines(snapshot?.runLines);
     this.counts = { ...(snapshot?.counts ?? { events: 0, transitions: 0 }) };
-    if (ids) for (const [id, line] of ids) if (!this.ids.has(id)) this.ids.set(id, line);
+    if (ids) for (const [id, line] of ids) this.ids.firstLine(id, line);
   }
 
   /** The reducer state after everything fed so far. */
@@ -130,9 +131,8 @@ export class AuditFold {
 
   private checkEnvelope(line: number, offset: number, id: string, timestamp: string): void {
     const run = this.stateValue.currentRunId;
-    const first = this.ids.get(id);
-    if (first === undefined) this.ids.set(id, line);
-    else this.emit("DUPLICATE_ID", `line ${line} reuses id ${id} of line ${first}`, line, offset, run, null, { id, firstLine: first });
+    const first = this.ids.firstLine(id, line);
+    if (first >= 0) this.emit("DUPLICATE_ID", `line ${line} reuses id ${id} of line ${first}`, line, offset, run, null, { id, firstLine: first });
     const ms = this.lastTime !== null ? msSameMinute(timestamp, this.lastTime) : Date.parse(timestamp);
     if (Number.isNaN(ms)) {
       this.emit("BAD_TIMESTAMP", `line ${line}: timestamp ${JSON.stringify(timestamp).slice(0, 60)} is not ISO-8601`, line, offset, run, null, { actual: timestamp });

@@ -95,6 +95,54 @@ async function fsyncFile(path: string): Promise<void> {
   }
 }
 
+/**
+ * Writeback overlapped with the build: while the worker writes the temp database, an fdatasync of
+ * it runs in the thread pool whenever none is running, so the final fsync finds few dirty pages
+ * (at 1 GB it otherwise wrote ~240 MB after the last insert).
+ */
+class Writeback {
+  private fh: fsp.FileHandle | null = null;
+  private running: Promise<void> | null = null;
+  private closed = false;
+
+  constructor(private readonly path: string) {}
+
+  /** Start an fdatasync unless one is running (errors are ignored: the final fsync reports them). */
+  kick(): void {
+    if (this.running !== null || this.closed) return;
+    this.running = (async () => {
+      try {
+        this.fh ??= await fsp.open(this.path, "r");
+        await this.fh.datasync();
+      } catch {
+        // The file may not exist yet; the final fsync is the one that counts.
+      } finally {
+        this.running = null;
+      }
+    })();
+  }
+
+  /** Keep syncing until `done` settles. */
+  async during<T>(done: Promise<T>): Promise<T> {
+    let settled = false;
+    const watched = done.finally(() => {
+      settled = true;
+    });
+    while (!settled) {
+      this.kick();
+      await Promise.race(this.running === null ? [watched] : [watched, this.running]);
+    }
+    return watched;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.running;
+    await this.fh?.close();
+    this.fh = null;
+  }
+}
+
 async function fsyncDir(dir: string): Promise<void> {
   const fh = await fsp.open(dir, "r");
   try {
@@ -141,12 +189,18 @@ export async function buildIndex(exec: string, opts: IndexOptions = {}): Promise
       seen.length = plan.meta.indexedBytes - plan.meta.lastLineOffset;
     }
     const writer = new IndexWorker({ path: layout.indexTmp, full: plan.mode === "full", dropTornTail: plan.mode === "incremental" });
+    const writeback = new Writeback(layout.indexTmp);
     let ok = false;
     try {
       const fold = new AuditFold(writer.sink(), snapshot, ids);
       const before = fold.totals;
       if (reader.kind === "plain") {
-        await foldPlainJournal(fold, writer, layout.journal, start, seen, opts.parseAhead, { afterChunk: () => writer.flush() });
+        await foldPlainJournal(fold, writer, layout.journal, start, seen, opts.parseAhead, {
+          afterChunk: () => {
+            writeback.kick();
+            return writer.flush();
+          },
+        });
       } else {
         for await (const batch of rawLineBatches(reader, layout.journal, start)) {
           for (const raw of batch) {
@@ -173,11 +227,12 @@ export async function buildIndex(exec: string, opts: IndexOptions = {}): Promise
         }
       }
       const totals = fold.totals;
-      await writer.finish(summarizeRuns(fold.state, fold.lines), {
+      await writeback.during(writer.finish(summarizeRuns(fold.state, fold.lines), {
         schemaVersion: INDEX_SCHEMA_VERSION, kind: reader.kind, journalBytes: start.offset + seen.bytes, indexedBytes,
         nextLine: seen.line + 1, lastLineOffset: seen.offset, lastLineSha256: lastSha, events: totals.events, transitions: totals.transitions,
         fold: fold.snapshot(),
-      });
+      }));
+      await writeback.close();
       await fsyncFile(layout.indexTmp);
       await fsp.rename(layout.indexTmp, layout.index);
       await fsyncDir(layout.hankweave);
@@ -190,6 +245,7 @@ export async function buildIndex(exec: string, opts: IndexOptions = {}): Promise
       };
     } finally {
       if (!ok) {
+        await writeback.close();
         await writer.terminate();
         fs.rmSync(layout.indexTmp, { force: true });
       }

@@ -114,7 +114,19 @@ const NASTY_LINES = [
   `{"id":"o1","timestamp":"2026-03-05T22:00:00.000Z","type":"info","data":{}}`,
   `{"id":"o11","timestamp":"${NASTY_TIME}","type":"state.transition","data":{"transitionType":"X"}}`,
   `[1,2,3]`, `{"id":"o12","timestamp":"${NASTY_TIME}","type":"h\\u00e9llo","data":{"codonId":null}}`,
+  // Hot-template transitions (read without JSON.parse) and near misses (parsed): a reused id, an escape, non-ASCII, whitespace.
+  hotCosts("o2", "r-nasty", "c-nasty"), hotCosts("o13", "r-nasty", "c\\u0041"), hotCosts("o14", "r-é", "c"),
+  hotCosts("o15", "r-nasty", "c-nasty").replace('"costDelta":', '"costDelta": '),
+  `{"id":"o16","timestamp":"${NASTY_TIME}","type":"state.transition","data":{"transitionType":"AssistantMessageCountUpdated","runId":"r-nasty","codonId":"c-nasty","transition":{"type":"AssistantMessageCountUpdated","data":{"runId":"r-nasty","codonId":"c-nasty","newCount":4}},"resultingState":{"currentRunId":null,"runCount":1,"totalCost":0.30000000000000004,"currentRunCost":1e-7}}}`,
 ];
+
+/** A CostsIncremented line in the runtime's exact key order (the hot template). */
+function hotCosts(id: string, run: string, codon: string): string {
+  return `{"id":"${id}","timestamp":"${NASTY_TIME}","type":"state.transition","data":{"transitionType":"CostsIncremented","runId":"${run}","codonId":"${codon}",` +
+    `"transition":{"type":"CostsIncremented","data":{"runId":"${run}","codonId":"${codon}","costDelta":0.12345678901234568,` +
+    `"tokensDelta":{"inputTokens":10,"outputTokens":2,"cacheCreationTokens":0,"cacheReadTokens":5}}},` +
+    `"resultingState":{"currentRunId":"${run}","runCount":2,"totalCost":1.2345678901234567,"currentRunCost":0.1}}}`;
+}
 
 describe("index build (worker thread) equals the single-thread reference, table by table", () => {
   it("on a synthetic execution with every outcome, and after incremental growth in steps", async () => {

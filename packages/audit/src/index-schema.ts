@@ -4,7 +4,7 @@
  */
 
 /** Version stored in `meta.schema_version`. */
-export const INDEX_SCHEMA_VERSION = 2;
+export const INDEX_SCHEMA_VERSION = 3;
 
 /** Tables, created before the bulk insert. */
 export const SCHEMA_TABLES_SQL = `
@@ -42,7 +42,6 @@ CREATE TABLE codon_attempts (
 
 /** Secondary indexes, created after the bulk insert of a full build (faster than maintaining them row by row). */
 export const SCHEMA_INDEXES_SQL = `
-CREATE INDEX events_type ON events(type);
 CREATE INDEX events_run_codon ON events(run, codon);
 CREATE INDEX events_id ON events(id);
 CREATE INDEX transitions_run_codon ON transitions(run, codon);

@@ -226,7 +226,10 @@ export class HotTransitionParser {
     return undefined;
   }
 
-  /** For tests: the whole event when the line is a hot template (every hole decoded), else undefined. */
+  /**
+   * The whole event when the line is a hot template (every hole decoded), else undefined; when
+   * defined it deep-equals `JSON.parse` of the line (tests; the audit index folds it).
+   */
   matchEvent(b: Buffer, start: number, end: number): JournalEvent | undefined {
     const line = latin1(b, start, end);
     for (const c of COMPILED) {

@@ -18,4 +18,5 @@ export type { StateEngine, StateEngineOptions } from "./state-engine.js";
 export { checkSavedState, detectCrashedRuns, isPidDead, savedStateIsOnlyCopy, onlyCopyError } from "./engine-open.js";
 export type { OpenReport, SavedStateStatus } from "./engine-open.js";
 export { summarizeState } from "./state-summary.js";
+export { HotTransitionParser } from "./hot-transitions.js";
 export type { StateSummary } from "./state-summary.js";
