@@ -42,6 +42,7 @@ async function expectAllRefuse(exec: string, code: string | string[]): Promise<v
   };
   expect(codes).toContain(await codeOf(readAll()));
   expect(codes).toContain(await codeOf(restoreJournal(exec)));
+  expect(codes).toContain(await codeOf(restoreJournal(exec, { workers: 2 })));
   expect(codes).toContain(await codeOf(verifyDiet(exec)));
   expect(codes).toContain(await codeOf(ensureRestored(exec)));
   expect(snapshotDir(exec)).toEqual(before);

@@ -4,6 +4,7 @@
  */
 import type { ExecLayout } from "@hankweave-journal/core";
 import { readBlob } from "@hankweave-journal/cas";
+import { escapeJsonBytes } from "./json-escape.js";
 
 /**
  * Bytes of bodies kept in memory by default. Repeated bodies sit close together in journals: on
@@ -36,7 +37,7 @@ export class BodyCache {
     }
     const pending = this.inFlight.get(sha);
     if (pending) return pending;
-    const p = readBlob(this.layout, sha, expectedBytes).then((b) => Buffer.from(JSON.stringify(b.toString("utf8")), "utf8"));
+    const p = readBlob(this.layout, sha, expectedBytes).then(escapeJsonBytes);
     this.inFlight.set(sha, p);
     let text: Buffer;
     try {

@@ -14,5 +14,6 @@ const hook = (): void => {
   if (calls++ === killAt) process.kill(process.pid, "SIGKILL");
 };
 if (op === "diet") await applyDiet(exec, { hook, force: true, frameTargetBytes: Number(frameText) });
-else await restoreJournal(exec, { hook });
+// Every other round restores with the worker threads of the fast path (killed with the process).
+else await restoreJournal(exec, { hook, workers: Math.abs(killAt) % 2 === 1 ? 2 : 0 });
 process.stdout.write(`hooks ${calls}\n`);

@@ -104,6 +104,16 @@ export class DietedSource {
     }
   }
 
+  /** The seek table of our seekable pointer journal (null for a foreign `.zst`). */
+  get seekTable(): SeekTable | null {
+    return this.table;
+  }
+
+  /** The open descriptor of the `.zst` (read with `pread` by the restore workers until `close`). */
+  get descriptor(): number {
+    return this.liveFd();
+  }
+
   /** True when we can decompress a single frame to reach a line. */
   get seekable(): boolean {
     return this.table !== null;
@@ -276,9 +286,10 @@ export class DietedSource {
    * cached escaped bodies: nothing is copied), every body verified and every rehydrated line's
    * length checked against the manifest. A frame without rewritten lines is yielded as is.
    * Up to PREFETCH_FRAMES frames ahead are decompressed and have their bodies read (and verified)
-   * on the threadpool while the caller hashes and writes the current one.
+   * on the threadpool while the caller hashes and writes the current one. `fromFrame` starts at
+   * that frame (the restore's fast path hands over the frames it could not do).
    */
-  async *originalParts(): AsyncGenerator<Buffer[]> {
+  async *originalParts(fromFrame = 0): AsyncGenerator<Buffer[]> {
     if (!this.table) {
       const parts: Buffer[] = [];
       for (const l of await this.loadForeign()) {
@@ -290,7 +301,7 @@ export class DietedSource {
     }
     const frames = this.manifest.frames!;
     const ahead: Promise<PreparedFrame>[] = [];
-    let nextToPrepare = 0;
+    let nextToPrepare = fromFrame;
     const fill = (): void => {
       while (ahead.length < PREFETCH_FRAMES && nextToPrepare < frames.length) {
         const p = this.prepareFrame(nextToPrepare++);
@@ -299,7 +310,7 @@ export class DietedSource {
       }
     };
     fill();
-    for (let k = 0; k < frames.length; k++) {
+    for (let k = fromFrame; k < frames.length; k++) {
       const prepared = await ahead.shift()!;
       fill();
       yield prepared.lines === null ? [prepared.data] : this.spliceFrame(k, prepared);

@@ -5,6 +5,7 @@ export { planDiet, applyDiet, PLAN_MAX_MOVES } from "./diet.js";
 export type { DietOptions, DietPlan, DietResult, PlannedMove, DietHook } from "./diet.js";
 export { restoreJournal, hashFile } from "./restore.js";
 export type { RestoreResult, RestoreHook } from "./restore.js";
+export type { PipelineStats } from "./restore-pipeline.js";
 export { ensureRestored } from "./ensure-restored.js";
 export type { EnsureRestoredResult } from "./ensure-restored.js";
 export { verifyDiet } from "./verify-diet.js";

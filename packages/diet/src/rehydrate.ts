@@ -14,8 +14,11 @@ export interface PointerSpan {
   bytes: number;
 }
 
-// The sha is matched loosely so a hostile value (`../`, upper case) is found and rejected, not ignored.
-const POINTER_RE = /"(content|toolInput|result)Ref":\{"sha256":"((?:[^"\\]|\\.)*)","bytes":(\d+),"encoding":"utf-8","ref":"cas"\}/g;
+/**
+ * A pointer's text. The sha is matched loosely so a hostile value (`../`, upper case) is found and
+ * rejected, not ignored. Global: reset `lastIndex` before each scan.
+ */
+export const POINTER_RE = /"(content|toolInput|result)Ref":\{"sha256":"((?:[^"\\]|\\.)*)","bytes":(\d+),"encoding":"utf-8","ref":"cas"\}/g;
 
 /** Cheap pre-check on raw bytes before the regex: lines without `Ref":{"sha256":` hold no pointer. */
 export const POINTER_MARKER = Buffer.from('Ref":{"sha256":"', "latin1");

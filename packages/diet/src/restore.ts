@@ -8,8 +8,10 @@ import type { FileHandle } from "node:fs/promises";
 import { JournalError, layoutOf, type ExecLayout } from "@hankweave-journal/core";
 import { createSha256, fsyncDir, writeAll } from "@hankweave-journal/cas";
 import { journalPresence, openRegularForRead } from "@hankweave-journal/journal";
+import { availableParallelism } from "node:os";
 import { DietedSource } from "./dieted-source.js";
 import { readManifest } from "./manifest.js";
+import { originalPieces, type PipelineStats } from "./restore-pipeline.js";
 
 /** Crash-test hook, as for the diet. */
 export type RestoreHook = (step: string, n: number) => void | Promise<void>;
@@ -54,6 +56,11 @@ function conflict(layout: ExecLayout, expected: string, actual: string): Journal
 /** Bytes written between two background fdatasync calls of the restore temp. */
 export const DATASYNC_EVERY_BYTES = 64 * 1024 * 1024;
 
+/** Journals from this size on are rebuilt by worker threads (below, starting them costs more than they save). */
+export const RESTORE_WORKERS_MIN_BYTES = 16 * 1024 * 1024;
+/** Worker threads of the fast path: one per core, at most this many (the caller's thread hashes and writes). */
+export const RESTORE_MAX_WORKERS = 2;
+
 const LINK_UNSUPPORTED = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "EXDEV", "ENOSYS", "EMLINK"]);
 
 /**
@@ -67,7 +74,14 @@ const LINK_UNSUPPORTED = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "EXDEV", "EN
  */
 export async function restoreJournal(
   exec: string,
-  opts: { hook?: RestoreHook; datasyncEveryBytes?: number } = {},
+  opts: {
+    hook?: RestoreHook;
+    datasyncEveryBytes?: number;
+    /** Worker threads rebuilding frames (0: all in this thread); default by size and cores. */
+    workers?: number;
+    /** Filled with what the fast path did. */
+    stats?: PipelineStats;
+  } = {},
 ): Promise<RestoreResult> {
   const datasyncEvery = opts.datasyncEveryBytes ?? DATASYNC_EVERY_BYTES;
   const hook = opts.hook ?? (() => undefined);
@@ -86,6 +100,8 @@ export async function restoreJournal(
     return { exec, status: "already-restored", originalSha256: have.sha256, originalBytes: have.bytes, publishedBy: null };
   }
   const src = await DietedSource.open(layout, manifest);
+  const workers = opts.workers
+    ?? (manifest.originalBytes >= RESTORE_WORKERS_MIN_BYTES ? Math.min(RESTORE_MAX_WORKERS, availableParallelism()) : 0);
   await fsp.rm(layout.restoreTmp, { force: true });
   const out = await fsp.open(layout.restoreTmp, "wx", 0o644);
   let published = false;
@@ -93,8 +109,9 @@ export async function restoreJournal(
     const sha = createSha256();
     let bytes = 0;
     let chunks = 0;
-    // One write in flight: frame k is written on the threadpool while it is hashed here and
-    // later frames decompress; the next write starts only once this one finished.
+    // One write in flight: piece k is written on the threadpool while it is hashed here and
+    // later frames are rebuilt (by the workers, or decompressed ahead on the threadpool); the
+    // next write starts only once this one finished, and then gives its ring slot back.
     let writing: Promise<void> = Promise.resolve();
     // Writeback overlapped with the work: every DATASYNC_EVERY_BYTES an fdatasync runs in the
     // background (at most one at a time), so the final fsync before link() only flushes the tail.
@@ -102,7 +119,7 @@ export async function restoreJournal(
     let syncedUpTo = 0;
     let syncError: unknown = null;
     try {
-      for await (const parts of src.originalParts()) {
+      for await (const { parts, release } of originalPieces(src, workers, opts.stats)) {
         await writing;
         await hook("chunk", ++chunks);
         if (syncing === null && bytes - syncedUpTo >= datasyncEvery) {
@@ -115,6 +132,7 @@ export async function restoreJournal(
           });
         }
         writing = writevAll(out, parts, bytes);
+        if (release !== null) writing = writing.then(release);
         writing.catch(() => undefined);
         for (const part of parts) {
           sha.update(part);

@@ -16,9 +16,9 @@ afterEach(() => {
 });
 
 describe("diet round trip (property)", () => {
-  it("restore(diet(j)) and the dieted reader give back j byte for byte; moves exactly the provable bodies", async () => {
+  it("restore(diet(j)) (in-thread or by workers) and the dieted reader give back j byte for byte; moves exactly the provable bodies", async () => {
     await fc.assert(
-      fc.asyncProperty(journalArb, fc.constantFrom<"compatible" | "extended">("compatible", "extended"), fc.constantFrom(200, 6000, 2 * 1024 * 1024), async (j, mode, frameTargetBytes) => {
+      fc.asyncProperty(journalArb, fc.constantFrom<"compatible" | "extended">("compatible", "extended"), fc.constantFrom(200, 6000, 2 * 1024 * 1024), fc.constantFrom(0, 1, 2), async (j, mode, frameTargetBytes, workers) => {
         const exec = tempExec(j.bytes);
         made.push(exec);
         const l = layoutOf(exec);
@@ -47,7 +47,7 @@ describe("diet round trip (property)", () => {
         } finally {
           await reader.close();
         }
-        const restored = await restoreJournal(exec);
+        const restored = await restoreJournal(exec, { workers });
         expect(restored.status).toBe("restored");
         expect(fs.readFileSync(l.journal).equals(j.bytes)).toBe(true);
         rmExec(exec);

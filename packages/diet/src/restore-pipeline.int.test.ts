@@ -1,0 +1,123 @@
+import * as fs from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { layoutOf } from "@hankweave-journal/core";
+import { sha256Hex } from "@hankweave-journal/cas";
+import { DietedSource } from "./dieted-source.js";
+import { readManifest } from "./manifest.js";
+import { restoreJournal } from "./restore.js";
+import { originalPieces, type PipelineSizes, type PipelineStats } from "./restore-pipeline.js";
+import { codeOf, dietBytes, finishedJournal, rmExec } from "./test-helpers.js";
+
+const made: string[] = [];
+afterEach(() => {
+  for (const d of made.splice(0)) rmExec(d);
+});
+
+/** Bodies of 4–30 KB with everything JSON escapes (controls, quotes, backslashes), non-ASCII text, and repeats. */
+function bodiesFor(n: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) {
+    out.push(`# file ${i % 5}\n"quoted" \\ tab\t cr\r ff\f bs\b nul\u0000 us\u001f del\u007f é 😀 \u2028 ${"x".repeat(4096 + (i % 5) * 5000)}\n`);
+  }
+  return out;
+}
+
+/** Everything `originalPieces` yields, concatenated, each slot released after it was read. */
+async function piecesOf(src: DietedSource, workers: number, stats: PipelineStats, sizes?: PipelineSizes): Promise<Buffer> {
+  const got: Buffer[] = [];
+  for await (const { parts, release } of originalPieces(src, workers, stats, sizes)) {
+    got.push(Buffer.concat(parts));
+    release?.();
+  }
+  return Buffer.concat(got);
+}
+
+async function withSource<T>(exec: string, f: (src: DietedSource) => Promise<T>): Promise<T> {
+  const l = layoutOf(exec);
+  const src = await DietedSource.open(l, await readManifest(l));
+  try {
+    return await f(src);
+  } finally {
+    await src.close();
+  }
+}
+
+describe("restore fast path (worker threads)", () => {
+  it("rebuilds every frame in the workers, byte for byte, whatever the worker count, output buffer and body arena sizes", async () => {
+    // Verbatim frames, frames dense in bodies, a final line without newline.
+    const original = Buffer.concat([
+      finishedJournal(bodiesFor(2), null, 300),
+      finishedJournal(bodiesFor(40), "RunCompleted", 10),
+      Buffer.from('{"torn":'),
+    ]);
+    const exec = await dietBytes(original, { frameTargetBytes: 3000 });
+    made.push(exec);
+    const frames = (await readManifest(layoutOf(exec))).frames!.length;
+    expect(frames).toBeGreaterThan(10);
+    for (const [workers, sizes] of [
+      [1, {}],
+      [2, {}],
+      [3, { slotBytes: 1000 }], // frames spill over several output buffers
+      [2, { bodyCacheBytes: 40_000 }], // the arena wraps and evicts; some bodies are too large for it
+      [1, { slotBytes: 4096, bodyCacheBytes: 1 }], // no body fits the arena
+    ] as [number, PipelineSizes][]) {
+      const stats = {} as PipelineStats;
+      const got = await withSource(exec, (src) => piecesOf(src, workers, stats, sizes));
+      expect(got.equals(original)).toBe(true);
+      expect(stats.fallbackFrom).toBeNull();
+      expect(stats.fastFrames).toBe(frames);
+      expect(stats.workers).toBeGreaterThan(0);
+    }
+  });
+
+  it("restoreJournal with workers publishes the original bytes; workers: 0 takes the in-thread path", async () => {
+    const original = finishedJournal(bodiesFor(12), "RunCompleted", 40);
+    for (const workers of [2, 0]) {
+      const exec = await dietBytes(original, { frameTargetBytes: 5000 });
+      made.push(exec);
+      const stats = {} as PipelineStats;
+      const r = await restoreJournal(exec, { workers, stats });
+      expect(r.status).toBe("restored");
+      expect(r.originalSha256).toBe(sha256Hex(original));
+      expect(fs.readFileSync(layoutOf(exec).journal).equals(original)).toBe(true);
+      expect(stats.fastFrames > 0).toBe(workers > 0);
+    }
+  });
+
+  it("hands a frame whose body is corrupt, and all after it, to the in-thread path, which throws the stable code", async () => {
+    const bodies = bodiesFor(8);
+    const original = finishedJournal(bodies, "RunCompleted", 40);
+    const exec = await dietBytes(original, { frameTargetBytes: 3000 });
+    made.push(exec);
+    const l = layoutOf(exec);
+    const last = bodies[bodies.length - 1];
+    // Same content size, other bytes: the worker's decode passes, its hash check does not.
+    fs.writeFileSync(l.casBlob(sha256Hex(Buffer.from(last))), fs.readFileSync(l.casBlob(sha256Hex(Buffer.from(bodies[0])))));
+    const stats = {} as PipelineStats;
+    expect(await codeOf(withSource(exec, (src) => piecesOf(src, 2, stats)))).toBe("CAS_CORRUPT");
+    expect(stats.fallbackFrom).not.toBeNull();
+    expect(stats.fallbackFrom!).toBeGreaterThan(0);
+    expect(stats.fastFrames).toBe(stats.fallbackFrom);
+    expect(await codeOf(restoreJournal(exec, { workers: 2 }))).toBe("CAS_CORRUPT");
+    expect(fs.existsSync(l.journal)).toBe(false);
+    expect(fs.existsSync(l.restoreTmp)).toBe(false);
+  });
+
+  it("a manifest length that lies is left to the in-thread path: MANIFEST_MISMATCH, nothing published", async () => {
+    const original = finishedJournal(bodiesFor(5), "RunCompleted", 3);
+    const exec = await dietBytes(original, { frameTargetBytes: 16 * 1024 });
+    made.push(exec);
+    const layout = layoutOf(exec);
+    const m = JSON.parse(fs.readFileSync(layout.manifest, "utf8"));
+    const f = m.frames.find((x: { rewritten: unknown[] }) => x.rewritten.length > 0);
+    f.rewritten[1] += 1; // flat on disk: [index, bytes, …]
+    f.originalBytes += 1;
+    m.originalBytes += 1;
+    fs.writeFileSync(layout.manifest, JSON.stringify(m));
+    const stats = {} as PipelineStats;
+    expect(await codeOf(restoreJournal(exec, { workers: 1, stats }))).toBe("MANIFEST_MISMATCH");
+    expect(stats.fallbackFrom).toBe(m.frames.indexOf(f));
+    expect(stats.fallbackReason).toBe("line length");
+    expect(fs.existsSync(layout.journal)).toBe(false);
+  });
+});
