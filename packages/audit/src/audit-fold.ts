@@ -13,7 +13,7 @@
  *   for await (const rec of reader.events({ onFinding: (f) => fold.finding(f) })) fold.event({ ...rec, size: rec.bytes.length });
  */
 import {
-  categoryOf, evolveReport, initialState, nextResultingState,
+  applyEditInPlace, categoryOf, initialState, nextResultingState, planTransition,
   type Finding, type FindingSeverity, type HankweaveState, type ResultingState, type Run, type StateTransition,
 } from "@hankweave-journal/core";
 import { severityOf } from "./audit-codes.js";
@@ -57,6 +57,12 @@ export class AuditFold {
   private readonly runLines: RunLines;
   private readonly runCostCache = new Map<string, number>();
   private counts: { events: number; transitions: number };
+  /**
+   * State objects only this fold has seen (see core's `applyEditInPlace`): a codon edit updates
+   * them in place instead of copying the run's codons array on every transition. Emptied whenever
+   * the state is handed out (`state`, `snapshot`), so what a caller holds never changes.
+   */
+  private owned = new WeakSet<object>();
 
   constructor(private readonly sink: AuditSink = {}, snapshot?: AuditFoldSnapshot, ids?: Iterable<[string, number]>) {
     this.stateValue = snapshot?.state ?? initialState();
@@ -70,6 +76,7 @@ export class AuditFold {
 
   /** The reducer state after everything fed so far. */
   get state(): HankweaveState {
+    this.owned = new WeakSet();
     return this.stateValue;
   }
 
@@ -85,6 +92,7 @@ export class AuditFold {
 
   /** A JSON-friendly copy of the resumable state. */
   snapshot(): AuditFoldSnapshot {
+    this.owned = new WeakSet();
     return {
       state: this.stateValue,
       recomputed: this.recomputed,
@@ -189,16 +197,19 @@ export class AuditFold {
     let after: HankweaveState;
     let applied = true;
     try {
-      const result = evolveReport(before, t, event.timestamp);
-      after = result.state;
-      if (result.finding !== null) {
+      // evolveReport's rules (planTransition), with codon edits applied in place.
+      const plan = planTransition(before, t, event.timestamp, this.owned);
+      after = plan.edit === null ? plan.state : applyEditInPlace(before, plan, this.owned);
+      if (plan.edit === null && plan.finding !== null) {
         applied = false;
-        const f = result.finding;
+        const f = plan.finding;
         // NO_TARGET_RECORD keeps the reducer's severity (info, warning for CodonTransitioned).
         const severity = f.code === "NO_TARGET_RECORD" ? f.severity : undefined;
         this.emit(f.code, `line ${line}: ${f.message}`, line, offset, runId ?? before.currentRunId, codonId, f.details, severity);
       }
     } catch (e) {
+      // The reducer computes before it edits, but be safe: nothing owned from here on.
+      this.owned = new WeakSet();
       after = before;
       applied = false;
       this.emit("MALFORMED_TRANSITION", `line ${line}: the reducer rejected ${t.type}: ${(e as Error).message}`, line, offset, runId, codonId, {});
