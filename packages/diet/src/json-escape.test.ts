@@ -42,6 +42,30 @@ describe("escapeJsonBytes", () => {
     );
   });
 
+  it("agrees with JSON.stringify at every alignment of the view and of the slice (the 4-byte word path)", () => {
+    const special = fc.constantFrom(...Array.from('\u0000\n\t"\\é😀abcdefgh '));
+    fc.assert(
+      fc.property(fc.array(special, { maxLength: 80 }), fc.nat(7), fc.nat(7), fc.nat(7), (chars, shift, cutFront, cutBack) => {
+        const text = Buffer.from(chars.join(""), "utf8");
+        const backing = new Uint8Array(text.length + 16);
+        backing.set(text, shift);
+        const view = backing.subarray(shift, shift + text.length);
+        // Slices that cut inside a multi-byte character are not UTF-8: compare on slice boundaries that are.
+        const from = Math.min(cutFront, view.length);
+        const to = Math.max(from, view.length - cutBack);
+        const slice = Buffer.from(view.subarray(from, to));
+        if (!slice.toString("utf8").includes("\ufffd")) {
+          const expected = stringify(slice.toString("utf8"));
+          expect(jsonEscapedLength(view, from, to)).toBe(expected.length);
+          const dst = Buffer.alloc(expected.length + 2);
+          expect(jsonEscapeInto(view, from, to, dst, 1)).toBe(expected.length + 1);
+          expect(dst.subarray(1, 1 + expected.length).equals(expected)).toBe(true);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it("escapes a slice in place of a larger buffer, length first", () => {
     const src = Buffer.from('xx"a\nb\\yy');
     const n = jsonEscapedLength(src, 2, 7);
