@@ -2,9 +2,10 @@ import { readdirSync, readFileSync } from "node:fs";
 import * as path from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { JournalEvent } from "@hankweave-journal/core";
+import { currentRunCost, totalCost, type JournalEvent } from "@hankweave-journal/core";
 import { AuditFold, type AuditFoldSnapshot } from "./audit-fold.js";
 import type { AuditFinding, AuditRow, EventInfo } from "./audit-types.js";
+import { runCost } from "./fold-helpers.js";
 import { summarizeRuns } from "./run-summary.js";
 
 const FIXTURES = path.resolve(import.meta.dirname, "../../../fixtures/audit");
@@ -58,6 +59,28 @@ describe("the audit fold", () => {
         expect(run(lines, k)).toEqual(whole);
       }), { numRuns: 25 });
     }
+  });
+
+  it("keeps run and total costs bit-identical to summing every codon record again (in-place edits, kept codon costs)", () => {
+    let checked = 0;
+    for (const name of names) {
+      let fold: AuditFold | null = null;
+      const sink = {
+        row: (r: AuditRow) => {
+          const state = (fold as AuditFold).state;
+          const run = state.runs.find((x) => x.runId === r.run);
+          expect(r.runCost).toBe(run === undefined ? null : runCost(run));
+          if (r.transition === "CostsIncremented") {
+            expect(r.recomputed.totalCost).toBe(totalCost(state));
+            expect(r.recomputed.currentRunCost).toBe(currentRunCost(state));
+            checked += 1;
+          }
+        },
+      };
+      fold = new AuditFold(sink);
+      for (const l of load(name)) if (!("bad" in l)) fold.event(l);
+    }
+    expect(checked).toBeGreaterThan(90); // 99 CostsIncremented lines in these fixtures
   });
 
   it("attributes non-transition events to the current run and keeps the codon of their data", () => {

@@ -18,7 +18,8 @@ import {
 } from "@hankweave-journal/core";
 import { severityOf } from "./audit-codes.js";
 import type { AuditFinding, AuditSink, FoldEvent } from "./audit-types.js";
-import { compareResultingState, isTerminalStatus, latestRecord, msSameMinute, recordCost, runCost, transitionProblem } from "./fold-helpers.js";
+import { compareResultingState, isTerminalStatus, latestRecord, msSameMinute, recordCost, transitionProblem } from "./fold-helpers.js";
+import { CodonCosts, type CodonEdit } from "./codon-costs.js";
 import { IdLines } from "./id-lines.js";
 import { RunLines, type RunLinesSnapshot } from "./run-lines.js";
 
@@ -38,13 +39,17 @@ const COST_NEUTRAL_TYPES = new Set([
   "AssistantMessageCountUpdated", "ExtensionCountUpdated", "CheckpointCreated", "InitialCheckpointSet", "SentinelStatesUpdated",
 ]);
 
-/** The run with `runId`; the newest run (index 0) is checked first: almost every transition targets it. */
+/** The index of the (first) run with `runId`, or -1; the newest run (index 0) first: almost every transition targets it. */
+function findRunIndex(state: HankweaveState, runId: string | null): number {
+  if (runId === null) return -1;
+  for (let i = 0; i < state.runs.length; i++) if (state.runs[i].runId === runId) return i;
+  return -1;
+}
+
+/** The run with `runId`. */
 function findRun(state: HankweaveState, runId: string | null): Run | undefined {
-  if (runId === null) return undefined;
-  const first = state.runs[0];
-  if (first !== undefined && first.runId === runId) return first;
-  for (let i = 1; i < state.runs.length; i++) if (state.runs[i].runId === runId) return state.runs[i];
-  return undefined;
+  const i = findRunIndex(state, runId);
+  return i < 0 ? undefined : state.runs[i];
 }
 
 /** The line-ordered audit fold (see the module comment). */
@@ -63,6 +68,8 @@ export class AuditFold {
    * the state is handed out (`state`, `snapshot`), so what a caller holds never changes.
    */
   private owned = new WeakSet<object>();
+  /** `codonCost` of every record of `stateValue`, for the cost sums. */
+  private readonly costs = new CodonCosts();
 
   constructor(private readonly sink: AuditSink = {}, snapshot?: AuditFoldSnapshot, ids?: Iterable<[string, number]>) {
     this.stateValue = snapshot?.state ?? initialState();
@@ -196,10 +203,12 @@ export class AuditFold {
 
     let after: HankweaveState;
     let applied = true;
+    let edit: CodonEdit | null = null;
     try {
       // evolveReport's rules (planTransition), with codon edits applied in place.
       const plan = planTransition(before, t, event.timestamp, this.owned);
       after = plan.edit === null ? plan.state : applyEditInPlace(before, plan, this.owned);
+      if (plan.edit !== null) edit = { ri: plan.ri, ci: plan.ci };
       if (plan.edit === null && plan.finding !== null) {
         applied = false;
         const f = plan.finding;
@@ -215,8 +224,10 @@ export class AuditFold {
       this.emit("MALFORMED_TRANSITION", `line ${line}: the reducer rejected ${t.type}: ${(e as Error).message}`, line, offset, runId, codonId, {});
     }
     this.stateValue = after;
+    this.costs.update(after, edit);
 
-    const recomputed = nextResultingState(this.recomputed, after, t);
+    // CostsIncremented (half the transitions) recomputes both sums: from the kept codon costs.
+    const recomputed = t.type === "CostsIncremented" && edit !== null ? this.costSums(after) : nextResultingState(this.recomputed, after, t);
     this.recomputed = recomputed;
     const journaled = (data.resultingState ?? null) as ResultingState | null;
     if (journaled === null || typeof journaled !== "object") {
@@ -230,7 +241,8 @@ export class AuditFold {
     }
 
     if (RUN_END_TYPES.has(t.type) && runId !== null && !this.ended.has(runId)) this.ended.set(runId, { line, type: t.type });
-    const runAfter = findRun(after, runId);
+    const riAfter = findRunIndex(after, runId);
+    const runAfter = riAfter < 0 ? undefined : after.runs[riAfter];
     if (runAfter !== undefined) this.runLines.sync(runAfter, t.type, line);
 
     const from = t.type === "CodonTransitioned" && typeof td.from === "string" ? td.from : null;
@@ -240,18 +252,29 @@ export class AuditFold {
       edge: from !== null || to !== null ? `${from}→${to}` : t.type,
       applied,
       codonCost: codonId === null || runAfter === undefined ? null : recordCost(latestRecord(runAfter, codonId)),
-      runCost: runAfter === undefined ? null : this.cachedRunCost(runAfter, t.type),
+      runCost: runAfter === undefined ? null : this.cachedRunCost(riAfter, runAfter.runId, t.type),
       journaled, recomputed,
     });
     return { run: runId, codon: codonId };
   }
 
-  private cachedRunCost(run: Run, type: string): number {
-    const cached = this.runCostCache.get(run.runId);
+  private cachedRunCost(ri: number, runId: string, type: string): number {
+    const cached = this.runCostCache.get(runId);
     if (cached !== undefined && COST_NEUTRAL_TYPES.has(type)) return cached;
-    const cost = runCost(run);
-    this.runCostCache.set(run.runId, cost);
+    const cost = this.costs.runCost(ri);
+    this.runCostCache.set(runId, cost);
     return cost;
+  }
+
+  /** core's `nextResultingState` after a recomputing transition, from the kept codon costs (same sums, same order). */
+  private costSums(after: HankweaveState): ResultingState {
+    const current = after.currentRunId === null ? -1 : findRunIndex(after, after.currentRunId);
+    return {
+      currentRunId: after.currentRunId,
+      runCount: after.runs.length,
+      totalCost: this.costs.totalCost(),
+      currentRunCost: current < 0 ? 0 : this.costs.runCost(current),
+    };
   }
 
   private emit(
