@@ -6,7 +6,7 @@ import { DietedSource } from "./dieted-source.js";
 import { readManifest } from "./manifest.js";
 import { restoreJournal } from "./restore.js";
 import { originalPieces, type PipelineSizes, type PipelineStats } from "./restore-pipeline.js";
-import { codeOf, dietBytes, finishedJournal, rmExec } from "./test-helpers.js";
+import { codeOf, dietBytes, dietWithLyingLineLength, finishedJournal, rmExec } from "./test-helpers.js";
 
 const made: string[] = [];
 afterEach(() => {
@@ -104,19 +104,12 @@ describe("restore fast path (worker threads)", () => {
   });
 
   it("a manifest length that lies is left to the in-thread path: MANIFEST_MISMATCH, nothing published", async () => {
-    const original = finishedJournal(bodiesFor(5), "RunCompleted", 3);
-    const exec = await dietBytes(original, { frameTargetBytes: 16 * 1024 });
+    const { exec, frame } = await dietWithLyingLineLength(finishedJournal(bodiesFor(5), "RunCompleted", 3));
     made.push(exec);
     const layout = layoutOf(exec);
-    const m = JSON.parse(fs.readFileSync(layout.manifest, "utf8"));
-    const f = m.frames.find((x: { rewritten: unknown[] }) => x.rewritten.length > 0);
-    f.rewritten[1] += 1; // flat on disk: [index, bytes, …]
-    f.originalBytes += 1;
-    m.originalBytes += 1;
-    fs.writeFileSync(layout.manifest, JSON.stringify(m));
     const stats = {} as PipelineStats;
     expect(await codeOf(restoreJournal(exec, { workers: 1, stats }))).toBe("MANIFEST_MISMATCH");
-    expect(stats.fallbackFrom).toBe(m.frames.indexOf(f));
+    expect(stats.fallbackFrom).toBe(frame);
     expect(stats.fallbackReason).toBe("line length");
     expect(fs.existsSync(layout.journal)).toBe(false);
   });

@@ -95,3 +95,21 @@ export function finishedJournal(bodies: string[], end: "RunCompleted" | "RunFail
   if (end) lines.push(transition(end));
   return Buffer.from(lines.join(""));
 }
+
+/**
+ * A dieted copy of `original` whose manifest lies about the length of one rewritten line (that
+ * line's frame, `originalBytes` of the frame and of the journal all +1, so the index still adds
+ * up): restore must refuse it. Returns the directory and the index of the lying frame.
+ */
+export async function dietWithLyingLineLength(original: Buffer): Promise<{ exec: string; frame: number }> {
+  const exec = await dietBytes(original, { frameTargetBytes: 16 * 1024 });
+  const layout = layoutOf(exec);
+  const m = JSON.parse(fs.readFileSync(layout.manifest, "utf8"));
+  const frame = m.frames.findIndex((x: { rewritten: unknown[] }) => x.rewritten.length > 0);
+  const f = m.frames[frame];
+  f.rewritten[1] += 1; // flat on disk: [index, bytes, …]
+  f.originalBytes += 1;
+  m.originalBytes += 1;
+  fs.writeFileSync(layout.manifest, JSON.stringify(m));
+  return { exec, frame };
+}
