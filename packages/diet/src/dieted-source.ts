@@ -6,12 +6,12 @@
  * Every yielded line carries its original bytes (pointers rehydrated from verified CAS bodies)
  * and its original offset. A missing or corrupt body throws; nothing is ever partially yielded.
  */
-import { closeSync, constants as FS, fstatSync, openSync, statSync, type Stats } from "node:fs";
+import { closeSync, fstatSync } from "node:fs";
 import { JournalError, type ExecLayout } from "@hankweave-journal/core";
 import {
   decompressLimitFor, decompressZstd, readExactlySync, readSeekTableSync, type SeekTable,
 } from "@hankweave-journal/cas";
-import { ioError, notRegular } from "@hankweave-journal/journal";
+import { openRegularSync } from "@hankweave-journal/journal";
 import type { DietManifest, FrameIndexEntry } from "./manifest.js";
 import { BodyCache } from "./body-cache.js";
 import { POINTER_MARKER, findPointers, spliceBodyBytes, type PointerSpan } from "./rehydrate.js";
@@ -19,35 +19,6 @@ import { POINTER_MARKER, findPointers, spliceBodyBytes, type PointerSpan } from 
 /** A foreign `.zst` (no seek table) is decompressed in memory whole: refused above this size. */
 export const FOREIGN_MAX_BYTES = 512 * 1024 * 1024;
 const NEWLINE = 10;
-
-/**
- * Open `path` read-only after checking it is a regular file: the synchronous twin of the journal
- * package's `openRegularForRead` (same checks, same errors). O_NONBLOCK so that a FIFO swapped in
- * between the stat and the open can never block; the descriptor is re-checked with fstat.
- */
-export function openRegularSync(path: string): number {
-  let st: Stats;
-  try {
-    st = statSync(path);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") throw new JournalError("JOURNAL_NOT_FOUND", `no such file: ${path}`, { path });
-    throw ioError(e, path);
-  }
-  if (!st.isFile()) throw notRegular(path, st);
-  let fd: number;
-  try {
-    fd = openSync(path, FS.O_RDONLY | FS.O_NONBLOCK);
-  } catch (e) {
-    throw ioError(e, path);
-  }
-  const fst = fstatSync(fd);
-  if (!fst.isFile()) {
-    closeSync(fd);
-    throw notRegular(path, fst);
-  }
-  return fd;
-}
 
 /** One line of a dieted journal before rehydration. */
 export interface PointerLine {

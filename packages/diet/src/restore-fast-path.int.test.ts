@@ -3,9 +3,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { layoutOf, type JournalReader } from "@hankweave-journal/core";
 import { sha256Hex } from "@hankweave-journal/cas";
 import { execFileSync } from "node:child_process";
-import { journalPresence, openPlainReader, openRegularForRead } from "@hankweave-journal/journal";
-import { journalPresenceSync } from "./open-reader.js";
-import { DietedSource, openRegularSync } from "./dieted-source.js";
+import { journalPresence, journalPresenceSync, openPlainReader, openRegularForRead, openRegularSync } from "@hankweave-journal/journal";
+import { DietedSource } from "./dieted-source.js";
 import { openDietedReader } from "./dieted-reader.js";
 import { readManifest } from "./manifest.js";
 import { restoreJournal } from "./restore.js";
@@ -149,30 +148,30 @@ async function getLineView(reader: JournalReader, line: number): Promise<unknown
 }
 
 describe("open path", () => {
-  it("journalPresenceSync answers as journalPresence does: plain, dieted, both halves, none, no exec, events path a file", async () => {
+  it("journalPresence (synchronous stats, async wrapper alike) tells plain, dieted, both halves, none and a missing exec apart", async () => {
     const exec = await dietBytes(finishedJournal(bodiesFor(1), "RunCompleted", 3));
     made.push(exec);
     const l = layoutOf(exec);
-    const same = async (e: string): Promise<void> => {
-      const a = await journalPresence(e).then((x) => x, (err: { code?: string }) => err.code);
-      expect(journalPresenceSync(e)).toEqual(a);
+    const is = async (e: string, want: unknown): Promise<void> => {
+      expect(journalPresenceSync(e)).toEqual(want);
+      expect(await journalPresence(e)).toEqual(want);
     };
-    await same(exec);
+    await is(exec, { kind: "dieted" });
     fs.copyFileSync(l.manifest, `${l.eventsDir}/m.bak`);
     fs.rmSync(l.manifest);
-    await same(exec);
+    await is(exec, { kind: "half", present: "zst" });
     fs.renameSync(`${l.eventsDir}/m.bak`, l.manifest);
     fs.renameSync(l.dietedJournal, `${l.eventsDir}/z.bak`);
-    await same(exec);
+    await is(exec, { kind: "half", present: "manifest" });
     fs.writeFileSync(l.journal, "{}\n");
-    await same(exec);
+    await is(exec, { kind: "plain" });
     fs.rmSync(l.journal);
     fs.rmSync(l.manifest);
-    await same(exec);
-    await same(`${exec}/does-not-exist`);
+    await is(exec, { kind: "none", execExists: true });
+    await is(`${exec}/does-not-exist`, { kind: "none", execExists: false });
     const file = `${exec}/a-file`;
     fs.writeFileSync(file, "x");
-    await same(file);
+    await is(file, { kind: "none", execExists: false });
   });
 });
 

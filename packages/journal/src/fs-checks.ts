@@ -2,7 +2,7 @@
  * File-system checks shared by the reader, writer, repair and lock: what the directory holds,
  * refusal of non-regular files (a FIFO would block an open), directory fsync, error wrapping.
  */
-import { constants as FS } from "node:fs";
+import { closeSync, constants as FS, fstatSync, openSync, statSync, type Stats } from "node:fs";
 import * as fsp from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import { JournalError, layoutOf } from "@hankweave-journal/core";
@@ -24,16 +24,36 @@ export async function statOrUndefined(path: string): Promise<import("node:fs").S
   }
 }
 
-/** Which journal files `exec` holds (events.jsonl wins whenever it exists). */
-export async function journalPresence(exec: string): Promise<JournalPresence> {
+/** `statOrUndefined`, synchronous. */
+export function statOrUndefinedSync(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT" || (e as NodeJS.ErrnoException).code === "ENOTDIR") return undefined;
+    throw ioError(e, path);
+  }
+}
+
+/**
+ * Which journal files `exec` holds (events.jsonl wins whenever it exists). Synchronous: at most
+ * four stats of a directory entry cost microseconds each, where every threadpool round trip costs
+ * more than the stat itself on a loaded machine (this is on the path of every open, one-line reads
+ * included).
+ */
+export function journalPresenceSync(exec: string): JournalPresence {
   const l = layoutOf(exec);
-  if (await statOrUndefined(l.journal)) return { kind: "plain" };
-  const zst = await statOrUndefined(l.dietedJournal);
-  const manifest = await statOrUndefined(l.manifest);
+  if (statOrUndefinedSync(l.journal)) return { kind: "plain" };
+  const zst = statOrUndefinedSync(l.dietedJournal);
+  const manifest = statOrUndefinedSync(l.manifest);
   if (zst && manifest) return { kind: "dieted" };
   if (zst) return { kind: "half", present: "zst" };
   if (manifest) return { kind: "half", present: "manifest" };
-  return { kind: "none", execExists: (await statOrUndefined(l.exec))?.isDirectory() === true };
+  return { kind: "none", execExists: statOrUndefinedSync(l.exec)?.isDirectory() === true };
+}
+
+/** Which journal files `exec` holds, for async callers (the same synchronous checks). */
+export async function journalPresence(exec: string): Promise<JournalPresence> {
+  return journalPresenceSync(exec);
 }
 
 /** Throw NOT_A_REGULAR_FILE unless `path` (followed through symlinks) is a regular file. */
@@ -72,6 +92,29 @@ export async function openRegularForRead(path: string): Promise<FileHandle> {
     throw notRegular(path, st);
   }
   return fh;
+}
+
+/**
+ * `openRegularForRead`, synchronous, returning a descriptor: the same checks and errors (stat,
+ * O_NONBLOCK open, fstat re-check). For open paths where a threadpool round trip costs more than
+ * the open itself (a one-line read of a dieted journal).
+ */
+export function openRegularSync(path: string): number {
+  const st = statOrUndefinedSync(path);
+  if (!st) throw new JournalError("JOURNAL_NOT_FOUND", `no such file: ${path}`, { path });
+  if (!st.isFile()) throw notRegular(path, st);
+  let fd: number;
+  try {
+    fd = openSync(path, FS.O_RDONLY | FS.O_NONBLOCK);
+  } catch (e) {
+    throw ioError(e, path);
+  }
+  const fst = fstatSync(fd);
+  if (!fst.isFile()) {
+    closeSync(fd);
+    throw notRegular(path, fst);
+  }
+  return fd;
 }
 
 /** fsync a directory so a rename or create inside it is durable. */

@@ -20,5 +20,7 @@ export {
   acquireLock, inspectLock, claimLockForOfflineTool, parseLock, judgeLock, LOCK_HEARTBEAT_MS, LOCK_STALE_AFTER_MS,
 } from "./lock.js";
 export type { LockInfo, LockInspection, LockHandle, AcquireOptions } from "./lock.js";
-export { journalPresence, openRegularForRead, assertRegularFile, fsyncDir, ioError, notRegular } from "./fs-checks.js";
+export {
+  journalPresence, journalPresenceSync, openRegularForRead, openRegularSync, assertRegularFile, fsyncDir, ioError, notRegular,
+} from "./fs-checks.js";
 export type { JournalPresence } from "./fs-checks.js";
