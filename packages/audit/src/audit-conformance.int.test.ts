@@ -2,15 +2,10 @@ import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { auditExecution } from "./audit-run.js";
 import { CONF, SMALL_JOURNALS } from "./testing/plant.js";
+import { conformancePresent } from "./testing/conformance-notice.js";
 import * as path from "node:path";
 
-if (!existsSync(CONF)) {
-  it("conformance folder is absent: these tests cannot run", () => {
-    if (process.env.REQUIRE_CONFORMANCE) throw new Error("missing");
-    console.warn("skipped: ../shared/conformance absent");
-    expect(existsSync(CONF)).toBe(false);
-  });
-}
+conformancePresent();
 
 describe.runIf(existsSync(CONF))("audit of the conformance journals", () => {
   it("reports zero errors and recomputes all 333 resultingStates of the five small journals exactly", async () => {

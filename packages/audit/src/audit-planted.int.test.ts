@@ -2,16 +2,11 @@ import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { auditExecution } from "./audit-run.js";
 import { CONF, copyExecution, journalLines, plantDefects, writeJournal } from "./testing/plant.js";
+import { conformancePresent } from "./testing/conformance-notice.js";
 
 const BASE = "budget-loop-level-replay";
 
-if (!existsSync(CONF)) {
-  it("conformance folder is absent: these tests cannot run", () => {
-    if (process.env.REQUIRE_CONFORMANCE) throw new Error("missing");
-    console.warn("skipped: ../shared/conformance absent");
-    expect(existsSync(CONF)).toBe(false);
-  });
-}
+conformancePresent();
 
 describe.runIf(existsSync(CONF))("audit of journals with one planted defect", async () => {
   const pristine = existsSync(CONF) ? copyExecution(BASE) : "";

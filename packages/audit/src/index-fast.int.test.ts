@@ -12,6 +12,7 @@ import { buildIndex } from "./index-build.js";
 import { INDEX_SCHEMA_VERSION, INDEX_TABLES, SCHEMA_INDEXES_SQL, SCHEMA_TABLES_SQL } from "./index-schema.js";
 import { IndexWriter } from "./index-writer.js";
 import { CONF, SMALL_JOURNALS, copyExecution, journalLines, plantDefects, writeJournal } from "./testing/plant.js";
+import { conformancePresent } from "./testing/conformance-notice.js";
 import { writeSyntheticExecution } from "./testing/synthetic.js";
 
 const ORDER: Record<string, string> = {
@@ -174,13 +175,7 @@ describe("index build (worker thread) equals the single-thread reference, table 
     rmSync(root, { recursive: true, force: true });
   });
 
-  if (!existsSync(CONF)) {
-    it("conformance folder is absent: these tests cannot run", () => {
-      if (process.env.REQUIRE_CONFORMANCE) throw new Error("missing");
-      console.warn("skipped: ../shared/conformance absent");
-      expect(existsSync(CONF)).toBe(false);
-    });
-  }
+  conformancePresent();
 
   it.runIf(existsSync(CONF))("on every conformance journal", async () => {
     const names = [...SMALL_JOURNALS, "plan-gen-execution"];

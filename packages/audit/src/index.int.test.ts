@@ -8,6 +8,7 @@ import { buildIndex } from "./index-build.js";
 import { queryIndex } from "./index-query.js";
 import { INDEX_TABLES } from "./index-schema.js";
 import { CONF, copyExecution, journalLines } from "./testing/plant.js";
+import { conformancePresent } from "./testing/conformance-notice.js";
 
 const ORDER: Record<string, string> = {
   events: "line", transitions: "line", findings: "seq", runs: "run_seq", codon_attempts: "run_seq, idx", meta: "key",
@@ -27,13 +28,7 @@ function count(exec: string, sql: string): number {
   return queryIndex(exec, sql).rows[0][0] as number;
 }
 
-if (!existsSync(CONF)) {
-  it("conformance folder is absent: these tests cannot run", () => {
-    if (process.env.REQUIRE_CONFORMANCE) throw new Error("missing");
-    console.warn("skipped: ../shared/conformance absent");
-    expect(existsSync(CONF)).toBe(false);
-  });
-}
+conformancePresent();
 
 describe.runIf(existsSync(CONF))("the SQLite index", () => {
   it("has as many event rows as the reader yields events, and one transition row per state.transition", async () => {

@@ -10,6 +10,7 @@ import { IndexWorker } from "./index-worker.js";
 import { feedRawLine, rawLineBatches } from "./line-feed.js";
 import { foldPlainJournal, type ParseAheadOptions } from "./parse-ahead.js";
 import { CONF, SMALL_JOURNALS, copyExecution, journalLines, plantDefects, writeJournal } from "./testing/plant.js";
+import { conformancePresent } from "./testing/conformance-notice.js";
 import { writeSyntheticExecution } from "./testing/synthetic.js";
 
 type Mode = "slow" | "raw" | ParseAheadOptions;
@@ -88,13 +89,7 @@ describe("feedRawLine and the parse-ahead fold (each parser, tiny chunks) give t
     rmSync(exec, { recursive: true, force: true });
   });
 
-  if (!existsSync(CONF)) {
-    it("conformance folder is absent: these tests cannot run", () => {
-      if (process.env.REQUIRE_CONFORMANCE) throw new Error("missing");
-      console.warn("skipped: ../shared/conformance absent");
-      expect(existsSync(CONF)).toBe(false);
-    });
-  }
+  conformancePresent();
 
   it.runIf(existsSync(CONF))("on every conformance journal", async () => {
     const names = [...SMALL_JOURNALS, "plan-gen-execution"];

@@ -5,14 +5,9 @@ import { layoutOf } from "@hankweave-journal/core";
 import { applyDiet } from "@hankweave-journal/diet";
 import { verifyExecution } from "./verify.js";
 import { CONF, copyExecution, journalLines } from "./testing/plant.js";
+import { conformancePresent } from "./testing/conformance-notice.js";
 
-if (!existsSync(CONF)) {
-  it("conformance folder is absent: these tests cannot run", () => {
-    if (process.env.REQUIRE_CONFORMANCE) throw new Error("missing");
-    console.warn("skipped: ../shared/conformance absent");
-    expect(existsSync(CONF)).toBe(false);
-  });
-}
+conformancePresent();
 
 function codes(r: { findings: { code: string }[] }): string[] {
   return r.findings.map((f) => f.code);
