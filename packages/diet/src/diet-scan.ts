@@ -84,7 +84,7 @@ export async function scanForDiet(
     if (opts.countEvents && terminated && line.length > 0 && !isBlankLine(line) && parseEventLine(line, lineNo, 0).ok) r.events++;
     const rw = line.length >= CAS_THRESHOLD_BYTES ? rewriteLine(line, opts.mode) : null;
     if (rw) {
-      cur.rewritten.push([cur.lines, line.length]);
+      cur.rewritten.push(cur.lines, line.length);
       pushPiece(rw.pointer);
       if (terminated) pushPiece(Buffer.from([NEWLINE]));
       for (const b of rw.bodies) {

@@ -153,9 +153,11 @@ export class DietedSource {
       if (nl < 0 && (i !== f.lines - 1 || k !== frames.length - 1)) {
         throw mismatch(`frame ${k} holds fewer lines than its index says`, f.lines, i);
       }
-      // The manifest's rewritten indexes are validated strictly increasing: a cursor suffices.
-      const rewritten = r < rw.length && rw[r][0] === i;
-      const originalLength = rewritten ? rw[r++][1] : end - from;
+      // The manifest's rewritten indexes are validated strictly increasing: a cursor suffices
+      // (`rw` is flat: index, length, index, length, …).
+      const rewritten = r < rw.length && rw[r] === i;
+      const originalLength = rewritten ? rw[r + 1] : end - from;
+      if (rewritten) r += 2;
       if (pick === "all" || (pick === "rewritten" ? rewritten : i === pick)) {
         out.push({ line: f.firstLine + i, offset, pointer: data.subarray(from, end), rewritten, originalLength, terminated: nl >= 0 });
       }
@@ -307,7 +309,7 @@ export class DietedSource {
     const f = this.manifest.frames![k];
     const parts: Buffer[] = [];
     let runStart = 0;
-    for (let r = 0; r < f.rewritten.length; r++) {
+    for (let r = 0; r < f.rewritten.length / 2; r++) {
       const l = p.lines![r];
       const spans = p.spans[r];
       if (spans.length === 0) throw mismatch("a rewritten line holds no contentRef", ">= 1", 0);

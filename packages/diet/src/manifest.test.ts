@@ -6,7 +6,7 @@ const base: DietManifest = {
   originalBytes: 300, segments: [{ id: 0, events: 3 }], dietedAt: "2026-03-05T12:00:00.000Z",
   lines: 4, endsWithNewline: true, bodies: { moved: 1, unique: 1, movedBytes: 5000 },
   frames: [
-    { firstLine: 0, lines: 3, originalOffset: 0, originalBytes: 200, rewritten: [[1, 120]] },
+    { firstLine: 0, lines: 3, originalOffset: 0, originalBytes: 200, rewritten: [1, 120] },
     { firstLine: 3, lines: 1, originalOffset: 200, originalBytes: 100, rewritten: [] },
   ],
 };
@@ -34,12 +34,14 @@ describe("journal.meta.json", () => {
     const disk = JSON.parse(serializeManifest(base));
     expect(disk.frames[0].rewritten).toEqual([1, 120]);
     expect(disk.frames[1].rewritten).toEqual([]);
-    const legacy = { ...disk, frames: base.frames };
+    const legacy = { ...disk, frames: [{ ...disk.frames[0], rewritten: [[1, 120]] }, disk.frames[1]] };
     expect(JSON.stringify(legacy)).toContain('"rewritten":[[1,120]]');
     expect(parseManifest(JSON.stringify(legacy))).toEqual(base);
-    const many = { ...base, frames: [{ ...base.frames![0], rewritten: [[0, 7], [1, 120], [2, 4096]] as [number, number][] }, base.frames![1]] };
+    const many = { ...base, frames: [{ ...base.frames![0], rewritten: [0, 7, 1, 120, 2, 4096] }, base.frames![1]] };
     expect(JSON.parse(serializeManifest(many)).frames[0].rewritten).toEqual([0, 7, 1, 120, 2, 4096]);
     expect(parseManifest(serializeManifest(many))).toEqual(many);
+    const legacyMany = { ...disk, frames: [{ ...disk.frames[0], rewritten: [[0, 7], [1, 120], [2, 4096]] }, disk.frames[1]] };
+    expect(parseManifest(JSON.stringify(legacyMany))).toEqual(many);
   });
 
   it("accepts a reference-runtime manifest without our extra keys", () => {

@@ -18,8 +18,11 @@ export interface FrameIndexEntry {
   originalOffset: number;
   /** Original bytes covered by the frame (newlines included). */
   originalBytes: number;
-  /** Rewritten lines: `[index in frame, original line bytes without the \n]` (flat on disk; built on first read, see frameEntry). */
-  rewritten: [number, number][];
+  /**
+   * Rewritten lines, flat: `[index in frame, original line bytes without the \n, …]` (two
+   * numbers per line, indexes strictly increasing; see frameEntry for why flat).
+   */
+  rewritten: number[];
 }
 
 /** The manifest as we read and write it. */
@@ -59,7 +62,7 @@ export function serializeManifest(m: DietManifest): string {
   if (m.bodies !== undefined) o.bodies = m.bodies;
   if (m.frames !== undefined) {
     o.frames = m.frames.map((f) => ({
-      firstLine: f.firstLine, lines: f.lines, originalOffset: f.originalOffset, originalBytes: f.originalBytes, rewritten: f.rewritten.flat(),
+      firstLine: f.firstLine, lines: f.lines, originalOffset: f.originalOffset, originalBytes: f.originalBytes, rewritten: f.rewritten,
     }));
   }
   return JSON.stringify(o);
@@ -73,18 +76,17 @@ function isCount(v: unknown): v is number {
  * One frame index entry starting at `line`/`offset`, checked (counts; rewritten lines strictly
  * increasing inside the frame), or null when inconsistent.
  *
- * On disk `rewritten` is flat (`[i0, bytes0, i1, bytes1, …]`): V8's JSON.parse builds thousands
- * of two-element arrays slowly (12 ms for the 15,248 pairs of a 1 GB journal's manifest, against
- * 1.5 ms flat), and so does a cold loop building them (15–24 ms). The manifest is parsed on every
- * open, one-line reads included, which use one frame: the pairs of a frame are built on first use.
- * Manifests written with pairs (before the flat form) are still read.
+ * `rewritten` is flat (`[i0, bytes0, i1, bytes1, …]`), on disk and in memory: V8's JSON.parse
+ * builds thousands of two-element arrays slowly (12 ms for the 15,248 pairs of a 1 GB journal's
+ * manifest, against 1.5 ms flat), and so does a cold loop building them (15–24 ms); the manifest
+ * is parsed on every open, one-line reads included. Manifests written with pairs (before the flat
+ * form) are still read, flattened here.
  */
 function frameEntry(f: FrameIndexEntry, line: number, offset: number): FrameIndexEntry | null {
   if (typeof f !== "object" || f === null || f.firstLine !== line || f.originalOffset !== offset) return null;
   if (!isCount(f.lines) || f.lines <= 0 || !isCount(f.originalBytes) || !Array.isArray(f.rewritten)) return null;
   let flat = f.rewritten as unknown[];
   if (flat.length > 0 && typeof flat[0] !== "number") {
-    // Pairs (older manifests): flattened once, then checked like the flat form.
     const pairs = flat;
     flat = new Array(pairs.length * 2);
     for (let i = 0; i < pairs.length; i++) {
@@ -103,22 +105,7 @@ function frameEntry(f: FrameIndexEntry, line: number, offset: number): FrameInde
     if (typeof bytes !== "number" || !Number.isSafeInteger(bytes) || bytes < 0) return null;
     prev = at;
   }
-  return lazyPairs({ firstLine: f.firstLine, lines: f.lines, originalOffset: f.originalOffset, originalBytes: f.originalBytes }, flat as number[]);
-}
-
-/** `entry` with an enumerable `rewritten` whose pairs are built from `flat` on first read. */
-function lazyPairs(entry: Omit<FrameIndexEntry, "rewritten">, flat: number[]): FrameIndexEntry {
-  let pairs: [number, number][] | null = null;
-  return Object.defineProperty(entry, "rewritten", {
-    enumerable: true,
-    get(): [number, number][] {
-      if (pairs === null) {
-        pairs = new Array(flat.length / 2);
-        for (let i = 0; i < pairs.length; i++) pairs[i] = [flat[2 * i], flat[2 * i + 1]];
-      }
-      return pairs;
-    },
-  }) as FrameIndexEntry;
+  return { firstLine: f.firstLine, lines: f.lines, originalOffset: f.originalOffset, originalBytes: f.originalBytes, rewritten: flat as number[] };
 }
 
 function invalid(path: string | undefined, why: string): JournalError {

@@ -238,8 +238,9 @@ function frame() {
     const nl = data.indexOf(10, from);
     const end = nl < 0 ? d : nl;
     if (nl < 0 && (i !== f.lines - 1 || k !== frames.length - 1)) throw fallback("line count");
-    const rewritten = r < rw.length && rw[r][0] === i;
-    const originalLength = rewritten ? rw[r++][1] : end - from;
+    const rewritten = r < rw.length && rw[r] === i;
+    const originalLength = rewritten ? rw[r + 1] : end - from;
+    if (rewritten) r += 2;
     if (rewritten) lines.push({ start: from, end, originalLength, spans: null });
     offset += originalLength + (nl >= 0 ? 1 : 0);
     from = end + 1;
