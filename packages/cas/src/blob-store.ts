@@ -11,7 +11,7 @@ import * as fsp from "node:fs/promises";
 import { JournalError, isJournalError, layoutOf, type ExecLayout } from "@hankweave-journal/core";
 import { sha256Hex } from "./sha.js";
 import { CAS_ZSTD_LEVEL, decompressLimitFor, decompressZstd } from "./zstd.js";
-import { compressOneShot } from "./zstd-oneshot.js";
+import { compressOneShot } from "./zstd-native.js";
 import { fsyncDir, ioError, lstatOrUndefined, writeFileDurable } from "./fs-durable.js";
 
 /** Bodies larger than this are refused on read (a guard, far above any real file body). */

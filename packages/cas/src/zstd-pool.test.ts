@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { ZstdPool } from "./zstd-pool.js";
-import { compressOneShot } from "./zstd-oneshot.js";
+import { compressOneShot } from "./zstd-native.js";
 import { decompressZstd } from "./zstd.js";
 import { inspectZstd } from "./zstd-frames.js";
 

@@ -1,16 +1,16 @@
 /**
- * A small pool of worker threads running the same one-shot `ZSTD_compress` as `compressOneShot`
- * (the WebAssembly build of `@bokuweb/zstd-wasm`), so level-19 CAS bodies compress on every core
+ * A small pool of worker threads running the same one-shot `ZSTD_compressCCtx` as
+ * `compressOneShot` (libzstd through `zstd-napi`), so level-19 CAS bodies compress on every core
  * instead of on the main thread. Same library, same call, same level: the frames are
  * byte-identical to `compressOneShot`'s (tested).
  *
- * The worker is an inline CommonJS script (`eval: true`) that loads the library by its resolved
+ * The worker is an inline CommonJS script (`eval: true`) that loads the binding by its resolved
  * path, so it runs the same under tsx, vitest and plain node. Workers are created lazily, keep
  * the process alive only while jobs are pending, and are terminated by `close()`.
  */
-import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
+import { ZSTD_NATIVE_BINDING } from "./zstd-native.js";
 
 /** Workers in a default pool: one per core, at most this many. */
 export const ZSTD_POOL_MAX_WORKERS = 2;
@@ -18,13 +18,13 @@ export const ZSTD_POOL_MAX_WORKERS = 2;
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
 const zstd = require(workerData.lib);
-const ready = zstd.init();
-parentPort.on("message", async ({ id, data, level }) => {
+const cctx = new zstd.CCtx();
+parentPort.on("message", ({ id, data, level }) => {
   try {
-    await ready;
-    const out = zstd.compress(data, level);
-    const copy = new Uint8Array(out.byteLength);
-    copy.set(out);
+    const dst = Buffer.allocUnsafe(zstd.compressBound(data.byteLength));
+    const n = cctx.compress(dst, data, level);
+    const copy = new Uint8Array(n);
+    copy.set(dst.subarray(0, n));
     parentPort.postMessage({ id, out: copy }, [copy.buffer]);
   } catch (e) {
     parentPort.postMessage({ id, error: String(e && e.message || e) });
@@ -78,8 +78,7 @@ export class ZstdPool {
   }
 
   private spawn(): Slot {
-    const lib = createRequire(import.meta.url).resolve("@bokuweb/zstd-wasm");
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { lib } });
+    const worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [], workerData: { lib: ZSTD_NATIVE_BINDING } });
     const slot: Slot = { worker, job: null };
     worker.on("message", (m: { id: number; out?: Uint8Array; error?: string }) => {
       const job = slot.job;

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compressOneShot } from "./zstd-oneshot.js";
+import { compressOneShot, decodeInto } from "./zstd-native.js";
 import { compressZstd, decompressZstd } from "./zstd.js";
 import { inspectZstd } from "./zstd-frames.js";
 import { encodeSeekTable, parseSeekTable } from "./seekable.js";
@@ -69,23 +69,40 @@ describe("zstd guard", () => {
   });
 });
 
-describe("one-shot in-thread decoding (single frame with a small content size)", () => {
+describe("synchronous decoding into the expected size (libzstd through zstd-napi)", () => {
   const bodyArb = fc.oneof(
     fc.uint8Array({ minLength: 0, maxLength: 70_000 }).map((a) => Buffer.from(a)),
     fc.tuple(fc.string({ unit: "grapheme", maxLength: 60 }), fc.integer({ min: 1, max: 3000 })).map(([t, n]) => Buffer.from(t.repeat(n))),
   );
 
-  it("gives the native decoder's bytes (the same frame read through the native path as part of a two-frame input)", async () => {
-    const table = encodeSeekTable([]);
+  it("gives the streaming decoder's bytes, for frames with and without a content size, and refuses any other expected size", async () => {
     await fc.assert(fc.asyncProperty(bodyArb, fc.constantFrom(1, 3, 19), async (body, level) => {
-      const frame = await compressOneShot(body, level > 3 && body.length > 20_000 ? 3 : level);
-      expect(inspectZstd(frame)[0].contentSize).toBe(body.length);
-      const oneShot = await decompressZstd(frame, { maxBytes: decompressLimit(body.length), expectedBytes: body.length });
-      // A trailing skippable frame makes the input two frames: the native path decodes it.
-      const native = await decompressZstd(Buffer.concat([frame, table]), { maxBytes: decompressLimit(body.length), expectedBytes: body.length });
-      expect(oneShot.equals(body)).toBe(true);
-      expect(native.equals(body)).toBe(true);
+      const lvl = level > 3 && body.length > 20_000 ? 3 : level;
+      const sized = await compressOneShot(body, lvl); // content size in the header
+      const unsized = await compressZstd(body, lvl); // streamed: no content size
+      expect(inspectZstd(sized)[0].contentSize).toBe(body.length);
+      if (body.length > 0) expect(inspectZstd(unsized)[0].contentSize).toBeNull(); // (an empty stream declares 0)
+      const limit = decompressLimit(body.length);
+      // No expected size and none declared: the streaming decoder.
+      const streamed = await decompressZstd(unsized, { maxBytes: limit });
+      expect(streamed.equals(body)).toBe(true);
+      for (const frame of [sized, unsized]) {
+        expect((await decompressZstd(frame, { maxBytes: limit, expectedBytes: body.length })).equals(body)).toBe(true);
+        if (body.length > 0) expect(await codeOf(decompressZstd(frame, { maxBytes: limit, expectedBytes: body.length - 1 }))).toBe("ZSTD_CORRUPT");
+        expect(await codeOf(decompressZstd(frame, { maxBytes: limit, expectedBytes: body.length + 1 }))).toBe("ZSTD_CORRUPT");
+      }
     }), { numRuns: 40 });
+  });
+
+  it("decodeInto never writes past the buffer it is given", async () => {
+    const body = Buffer.from("0123456789abcdef".repeat(4096));
+    const frame = await compressZstd(body, 3);
+    const guard = Buffer.alloc(body.length + 64, 0xee);
+    expect(() => decodeInto(guard.subarray(0, body.length - 1), frame)).toThrow();
+    expect(guard.subarray(body.length - 1).every((b) => b === 0xee)).toBe(true);
+    expect(decodeInto(guard.subarray(0, body.length), frame)).toBe(body.length);
+    expect(guard.subarray(0, body.length).equals(body)).toBe(true);
+    expect(guard.subarray(body.length).every((b) => b === 0xee)).toBe(true);
   });
 
   it("refuses damaged frames with a code (never a crash): ZSTD_CORRUPT / ZSTD_TOO_LARGE, or bytes the caller's SHA-256 check rejects", async () => {

@@ -1,12 +1,14 @@
 /**
- * zstd through the native binding of `@mongodb-js/zstd` (its JS wrapper drops the level), with a
- * size guard before every decompression. The binding runs on the libuv threadpool, so several
- * compressions in flight use several cores.
+ * zstd with a size guard before every decompression. Compression of pointer frames goes through
+ * the native binding of `@mongodb-js/zstd` (its JS wrapper drops the level; the binding runs on
+ * the libuv threadpool, so several compressions in flight use several cores). Decompression of an
+ * output of known size goes through libzstd's `ZSTD_decompressDCtx` (`zstd-native.ts`) into a
+ * buffer of exactly that size; only streams of unknown size use `@mongodb-js/zstd`'s decoder.
  */
 import { createRequire } from "node:module";
 import { JournalError } from "@hankweave-journal/core";
 import { inspectZstd } from "./zstd-frames.js";
-import { decompressOneShot, initOneShot } from "./zstd-oneshot.js";
+import { decodeInto } from "./zstd-native.js";
 
 interface NativeZstd {
   compress(data: Buffer, level?: number | null): Promise<Buffer>;
@@ -31,8 +33,8 @@ export function decompressLimitFor(expectedBytes: number): number {
   return expectedBytes * ZSTD_BOUND_FACTOR + ZSTD_BOUND_SLACK_BYTES;
 }
 const ZSTD_BOUND_FACTOR = 16;
-/** Frames up to this declared size are decoded by the one-shot in-thread decoder. */
-const ONE_SHOT_MAX_BYTES = 1024 * 1024;
+/** Outputs of known size up to this are decoded synchronously in the calling thread. */
+const SYNC_DECODE_MAX_BYTES = 64 * 1024 * 1024;
 const ZSTD_BOUND_SLACK_BYTES = 1024 * 1024;
 
 /** Compress `data` into one zstd frame at `level` (no checksum, no content size: verify by SHA-256). */
@@ -86,12 +88,14 @@ export async function decompressZstd(
   }
   let out: Buffer;
   try {
-    // A single frame that declares a small content size (every CAS body we write) is decoded in
-    // this thread by the one-shot WebAssembly decoder: one allocation of exactly that size, no
-    // threadpool round trip, and no native buffer left for the GC to find late (restore RSS).
-    if (frames.length === 1 && !frames[0].skippable && declared !== null && declared <= ONE_SHOT_MAX_BYTES) {
-      await initOneShot();
-      out = decompressOneShot(input);
+    // When the output size is known (every frame declares it, or the caller expects it; either way
+    // within maxBytes, checked above) libzstd decodes synchronously into a buffer of exactly that
+    // size: one allocation, no threadpool round trip, and output that would overflow it is an
+    // error, not a bigger buffer. Only streams of unknown size go to the streaming decoder.
+    const size = opts.expectedBytes ?? declared;
+    if (size !== null && size <= SYNC_DECODE_MAX_BYTES) {
+      const dst = Buffer.allocUnsafe(size);
+      out = dst.subarray(0, decodeInto(dst, input));
     } else {
       out = await native.decompress(input);
     }

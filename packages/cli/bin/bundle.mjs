@@ -16,7 +16,7 @@ const PACKAGES_DIR = dirname(CLI_DIR);
 export const BUNDLE_PATH = join(CLI_DIR, "dist", "hankweave-journal.mjs");
 
 /** Native or asset-loading dependencies stay outside the bundle (resolved from node_modules). */
-const EXTERNAL = ["better-sqlite3", "@mongodb-js/zstd", "@bokuweb/zstd-wasm", "esbuild", "tsx"];
+const EXTERNAL = ["better-sqlite3", "@mongodb-js/zstd", "zstd-napi", "esbuild", "tsx"];
 
 /** Newest modification time (ms) of any source or manifest file of the workspace packages. */
 export function newestSourceMtime(packagesDir = PACKAGES_DIR) {

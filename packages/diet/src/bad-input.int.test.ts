@@ -163,6 +163,31 @@ describe("bad input: a code, and nothing deleted", () => {
     await expectAllRefuse(b.exec, "MANIFEST_INVALID");
   });
 
+  it("a frame index whose rewritten lines are inconsistent → MANIFEST_INVALID when that frame is used, and for restore", async () => {
+    const { exec, original } = await dieted();
+    const l = layoutOf(exec);
+    const m = JSON.parse(fs.readFileSync(l.manifest, "utf8"));
+    const k = m.frames.findIndex((f: { rewritten: number[] }) => f.rewritten.length > 0);
+    expect(k).toBeGreaterThanOrEqual(0);
+    const f = m.frames[k];
+    // Flat [index, bytes, …]: the same rewritten line listed twice (not strictly increasing).
+    f.rewritten = [f.rewritten[0], f.rewritten[1], ...f.rewritten];
+    fs.writeFileSync(l.manifest, JSON.stringify(m));
+    // The open and other frames still read (a one-line read checks only its own frame)…
+    const other = m.frames.findIndex((_: unknown, j: number) => j !== k);
+    const r = await openReader(exec);
+    try {
+      const raw = [];
+      for await (const x of r.lines({ fromLine: m.frames[other].firstLine, toLine: m.frames[other].firstLine })) raw.push(x);
+      expect(raw[0].bytes.equals(original.subarray(raw[0].offset, raw[0].offset + raw[0].bytes.length))).toBe(true);
+      expect(await codeOf(r.getLine(f.firstLine + f.rewritten[0]))).toBe("MANIFEST_INVALID");
+    } finally {
+      await r.close();
+    }
+    // …and every whole read, restore and verify refuses, touching nothing.
+    await expectAllRefuse(exec, "MANIFEST_INVALID");
+  });
+
   it("half a pair → HALF_PAIR (both halves)", async () => {
     const a = await dieted();
     fs.rmSync(layoutOf(a.exec).manifest);

@@ -36,7 +36,7 @@ beforeAll(async () => {
     format: "esm",
     target: "node20",
     outfile: CHILD,
-    external: ["@mongodb-js/zstd", "@mongodb-js/zstd/*", "@bokuweb/zstd-wasm"],
+    external: ["@mongodb-js/zstd", "@mongodb-js/zstd/*", "zstd-napi"],
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
     logLevel: "error",
   });

@@ -12,7 +12,7 @@ import {
   decompressLimitFor, decompressZstd, readExactlySync, readSeekTableSync, type SeekTable,
 } from "@hankweave-journal/cas";
 import { openRegularSync } from "@hankweave-journal/journal";
-import type { DietManifest, FrameIndexEntry } from "./manifest.js";
+import { checkRewritten, type DietManifest, type FrameIndexEntry } from "./manifest.js";
 import { BodyCache } from "./body-cache.js";
 import { POINTER_MARKER, findPointers, spliceBodyBytes, type PointerSpan } from "./rehydrate.js";
 
@@ -119,6 +119,17 @@ export class DietedSource {
     return decompressZstd(compressed, { maxBytes: decompressLimitFor(e.decompressedSize), expectedBytes: e.decompressedSize });
   }
 
+  private checked: Uint8Array | null = null;
+
+  /** Check frame `k`'s rewritten list once (MANIFEST_INVALID); see `checkRewritten`. */
+  checkFrame(k: number): void {
+    const frames = this.manifest.frames!;
+    this.checked ??= new Uint8Array(frames.length);
+    if (this.checked[k] === 1) return;
+    checkRewritten(frames[k], k, this.layout.manifest);
+    this.checked[k] = 1;
+  }
+
   /** Index of the frame holding `line` (binary search), or -1 past the end. */
   frameOfLine(line: number): number {
     const frames = this.manifest.frames!;
@@ -142,6 +153,7 @@ export class DietedSource {
   private frameLines(k: number, data: Buffer, pick: "all" | "rewritten" | number = "all"): PointerLine[] {
     const frames = this.manifest.frames!;
     const f: FrameIndexEntry = frames[k];
+    this.checkFrame(k);
     const rw = f.rewritten;
     const out: PointerLine[] = [];
     let r = 0;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseManifest, serializeManifest, type DietManifest } from "./manifest.js";
+import { checkRewritten, parseManifest, serializeManifest, type DietManifest } from "./manifest.js";
 
 const base: DietManifest = {
   schemaVersion: 1, dietVersion: 1, eventSchemaVersion: 2, totalEvents: 3, originalSha256: "a".repeat(64),
@@ -59,18 +59,28 @@ describe("journal.meta.json", () => {
     expect(bad({ originalSha256: "../x" })).toBe("MANIFEST_INVALID");
     expect(bad({ originalBytes: 301 })).toBe("MANIFEST_INVALID");
     expect(bad({ lines: 5 })).toBe("MANIFEST_INVALID");
-    expect(bad({ frames: [{ ...base.frames![0], rewritten: [[2, 1], [1, 1]] }, base.frames![1]] })).toBe("MANIFEST_INVALID");
-    expect(bad({ frames: [{ ...base.frames![0], rewritten: [[3, 1]] }, base.frames![1]] })).toBe("MANIFEST_INVALID");
-    const flat = (rewritten: unknown[]) => bad({ frames: [{ ...base.frames![0], rewritten }, base.frames![1]] });
+    // A frame's rewritten list is checked before that frame is used (checkRewritten), not at parse:
+    // a one-line read checks only its frame. Either way a bad list is MANIFEST_INVALID.
+    const flat = (rewritten: unknown[]) => codeOf(() => {
+      const m = parseManifest(JSON.stringify({ ...JSON.parse(serializeManifest(base)), frames: [{ ...base.frames![0], rewritten }, base.frames![1]] }));
+      m.frames!.forEach((f, k) => checkRewritten(f, k));
+    });
     expect(flat([1, 120])).toBe("ok");
+    expect(flat([[1, 120]])).toBe("ok"); // pairs, flattened
+    expect(flat([[2, 1], [1, 1]])).toBe("MANIFEST_INVALID");
+    expect(flat([[3, 1]])).toBe("MANIFEST_INVALID");
     expect(flat([1])).toBe("MANIFEST_INVALID"); // odd length
     expect(flat([2, 1, 1, 1])).toBe("MANIFEST_INVALID"); // not increasing
+    expect(flat([1, 1, 1, 1])).toBe("MANIFEST_INVALID"); // repeated index
     expect(flat([3, 1])).toBe("MANIFEST_INVALID"); // past the frame's lines
+    expect(flat([-1, 1])).toBe("MANIFEST_INVALID");
     expect(flat([1, -1])).toBe("MANIFEST_INVALID");
     expect(flat([1, 1.5])).toBe("MANIFEST_INVALID");
+    expect(flat(["1", 1])).toBe("MANIFEST_INVALID");
     expect(flat([0, 1, [1, 1]])).toBe("MANIFEST_INVALID"); // mixed shapes
     expect(flat([[0, 1], 1, 1])).toBe("MANIFEST_INVALID");
     expect(flat([[0, 1, 2]])).toBe("MANIFEST_INVALID");
+    expect(bad({ frames: [{ ...base.frames![0], rewritten: "1,120" }, base.frames![1]] })).toBe("MANIFEST_INVALID");
     expect(codeOf(() => parseManifest("{"))).toBe("MANIFEST_INVALID");
   });
 });

@@ -1,12 +1,12 @@
 /**
  * The restore's fast path: worker threads rebuild the original bytes of our seekable pointer
  * journal frame by frame (frame k on worker k mod N), while the calling thread only hashes and
- * writes. Each worker reads its frames with `pread` straight into the WebAssembly zstd heap,
- * decodes them there with `ZSTD_decompress` (no Buffer allocated per frame), reads and verifies
- * the CAS bodies of the rewritten lines (SHA-256, one-shot decode of exactly the pointer's size)
- * and escapes them with the byte-level escaper, then copies the finished bytes into one of a few
- * output buffers that it transfers to the caller (no copy), which transfers each back once it
- * was hashed and written. (Not a SharedArrayBuffer ring: V8 copies into shared memory with a
+ * writes. Each worker reads its frames with `pread` into a reused buffer and decodes them with
+ * libzstd (`zstd-napi`'s `ZSTD_decompressDCtx`, into exactly the indexed size; a frame without
+ * rewritten lines straight into an output buffer), reads and verifies the CAS bodies of the
+ * rewritten lines (SHA-256, decode of exactly the pointer's size) and escapes them with the
+ * byte-level escaper, then copies the finished bytes into one of a few output buffers that it
+ * transfers to the caller (no copy), which transfers each back once it was hashed and written. (Not a SharedArrayBuffer ring: V8 copies into shared memory with a
  * relaxed-atomic memmove, measured at ~0.7 s of CPU per GB against ~0.1 s for a plain copy.)
  *
  * Only the happy path runs there. A frame whose checks fail in a worker — a short read, a decode
@@ -16,9 +16,8 @@
  * `DietedSource.originalParts`, which throws the stable error code (or yields the same bytes).
  * The whole-file SHA-256 check of the caller stays the final word either way.
  */
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
 import { MessageChannel, Worker, type MessagePort } from "node:worker_threads";
+import { ZSTD_NATIVE_BINDING } from "@hankweave-journal/cas";
 import type { DietedSource } from "./dieted-source.js";
 import { JSON_ESCAPE_SOURCE } from "./json-escape.js";
 import { POINTER_RE } from "./rehydrate.js";
@@ -30,7 +29,7 @@ export const RING_SLOT_BYTES = 4 * 1024 * 1024;
 export const RING_SLOTS = 4;
 /** Consecutive frames given to one worker (bodies repeat close together: a block shares one body cache). */
 export const RESTORE_BLOCK_FRAMES = 4;
-/** Bodies larger than this are left to the in-thread path (the WebAssembly heap keeps its peak). */
+/** Bodies larger than this are left to the in-thread path (a worker's decode buffer keeps its peak). */
 const WORKER_BODY_MAX_BYTES = 256 * 1024 * 1024;
 
 /** One piece of the original file, in order. `release` gives its ring slot back (call it once written). */
@@ -59,8 +58,6 @@ export interface PipelineStats {
   bodiesRead: number;
 }
 
-const ZSTD_WASM_LIB = createRequire(import.meta.url).resolve("@bokuweb/zstd-wasm");
-const ZSTD_WASM_MODULE = join(dirname(ZSTD_WASM_LIB), "module.js");
 
 const WORKER_SOURCE = `
 "use strict";
@@ -69,7 +66,7 @@ const { readSync, openSync, fstatSync, closeSync, constants: { O_RDONLY, O_NOFOL
 const { createHash } = require("node:crypto");
 const { isUtf8 } = require("node:buffer");
 const zstd = require(w.lib);
-const M = require(w.moduleLib).Module;
+const dctx = new zstd.DCtx();
 ${JSON_ESCAPE_SOURCE}
 const POINTER_RE = new RegExp(w.pointerRe, "g");
 const SHA_RE = /^[0-9a-f]{64}$/;
@@ -88,18 +85,19 @@ let k = -1;
 let why = "";
 function fallback(reason) { why = reason; return FALLBACK; }
 
+// Reused input and output buffers, grown to the largest frame or body seen.
 class Region {
-  constructor() { this.ptr = 0; this.cap = 0; }
+  constructor() { this.buf = null; }
   ensure(n) {
-    if (n <= this.cap) return this.ptr;
-    if (this.ptr !== 0) M._free(this.ptr);
-    this.ptr = 0; this.cap = 0;
-    const cap = Math.max(n, 64 * 1024);
-    const p = M._malloc(cap);
-    if (p === 0) throw fallback("out of WebAssembly memory");
-    this.ptr = p; this.cap = cap;
-    return p;
+    if (this.buf === null || this.buf.length < n) this.buf = Buffer.allocUnsafeSlow(Math.max(n, 64 * 1024));
+    return this.buf;
   }
+}
+// libzstd decodes into exactly the expected size: more output is an error, less is caught by the count.
+function decode(dst, src, n, what) {
+  let got = -1;
+  try { got = dctx.decompress(dst, src); } catch { throw fallback(what); }
+  if (got !== n) throw fallback(what);
 }
 const frameIn = new Region(), frameOut = new Region(), bodyIn = new Region(), bodyOut = new Region();
 
@@ -172,7 +170,7 @@ function body(sha, bytes) {
   if (bytes > w.bodyMax) throw fallback("large body");
   bodiesRead++;
   const path = w.casDir + "/" + sha.slice(0, 2) + "/" + sha + ".zst";
-  let fd = -1, size = 0, src = 0;
+  let fd = -1, size = 0, src = null;
   try {
     fd = openSync(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
     const st = fstatSync(fd);
@@ -180,7 +178,7 @@ function body(sha, bytes) {
     size = st.size;
     src = bodyIn.ensure(size);
     for (let done = 0; done < size;) {
-      const r = readSync(fd, M.HEAPU8, src + done, size - done, done);
+      const r = readSync(fd, src, done, size - done, done);
       if (r === 0) throw FALLBACK;
       done += r;
     }
@@ -189,9 +187,8 @@ function body(sha, bytes) {
   } finally {
     if (fd >= 0) closeSync(fd);
   }
-  const dst = bodyOut.ensure(bytes + 1);
-  if (M._ZSTD_decompress(dst, bytes, bodyIn.ptr, size) !== bytes) throw fallback("body decode");
-  const view = Buffer.from(M.HEAPU8.buffer, dst, bytes);
+  const view = bodyOut.ensure(bytes).subarray(0, bytes);
+  decode(view, src.subarray(0, size), bytes, "body decode");
   if (createHash("sha256").update(view).digest("hex") !== sha) throw fallback("body hash");
   if (!isUtf8(view)) throw fallback("body not UTF-8");
   const len = jsonEscapedLength(view, 0, bytes);
@@ -217,21 +214,28 @@ function frame() {
   const f = frames[k];
   const c = w.compressed[k], d = w.decompressed[k];
   const src = frameIn.ensure(c);
-  const dst = frameOut.ensure(d + 1);
   for (let done = 0; done < c;) {
-    const r = readSync(w.fd, M.HEAPU8, src + done, c - done, w.offsets[k] + done);
+    const r = readSync(w.fd, src, done, c - done, w.offsets[k] + done);
     if (r === 0) throw fallback("short read");
     done += r;
   }
-  if (M._ZSTD_decompress(dst, d, src, c) !== d) throw fallback("frame decode");
   const rw = f.rewritten;
+  if (rw.length === 0 && d <= w.slotBytes) {
+    // Nothing to splice: decoded straight into an output buffer (every frame starts a new one).
+    out = acquire();
+    decode(out.subarray(0, d), src.subarray(0, c), d, "frame decode");
+    fill = d;
+    post(true);
+    return;
+  }
+  const data = frameOut.ensure(d).subarray(0, d);
+  decode(data, src.subarray(0, c), d, "frame decode");
   if (rw.length === 0) {
-    emit(M.HEAPU8, dst, dst + d);
+    emit(data, 0, d);
     post(true);
     return;
   }
   // The rewritten lines, walked and checked against the index as DietedSource.frameLines does.
-  let data = Buffer.from(M.HEAPU8.buffer, dst, d);
   const lines = [];
   let r = 0, from = 0, offset = f.originalOffset;
   for (let i = 0; i < f.lines; i++) {
@@ -267,23 +271,22 @@ function frame() {
     for (const s of l.spans) length += s.key.length + bodies.get(s.sha).length - (s.end - s.start);
     if (length !== l.originalLength) throw fallback("line length");
   }
-  // Every check passed: emit (the heap may have grown while bodies were read: fresh views).
-  const heap = M.HEAPU8;
-  let run = dst;
+  // Every check passed: emit.
+  let run = 0;
   for (const l of lines) {
     for (const s of l.spans) {
-      emit(heap, run, dst + s.start);
+      emit(data, run, s.start);
       emit(s.key, 0, s.key.length);
       const b = bodies.get(s.sha);
       emit(b, 0, b.length);
-      run = dst + s.end;
+      run = s.end;
     }
   }
-  emit(heap, run, dst + d);
+  emit(data, run, d);
   post(true);
 }
 
-zstd.init().then(() => {
+(function run() {
   try {
     for (let start = w.first * w.block; start < frames.length; start += w.step * w.block) {
       for (k = start; k < start + w.block && k < frames.length; k++) {
@@ -296,7 +299,7 @@ zstd.init().then(() => {
     if (e === STOPPED) return;
     parentPort.postMessage({ k, fallback: e === FALLBACK ? why : String((e && e.message) || e) });
   }
-}, (e) => parentPort.postMessage({ k: w.first, fallback: "init: " + String((e && e.message) || e) }));
+})();
 `;
 
 interface WorkerMessage {
@@ -333,6 +336,8 @@ export async function* originalPieces(
   if (stats) Object.assign(stats, { workers: 0, fastFrames: 0, fallbackFrom: null, fallbackReason: null, bodiesRead: 0 });
   let from = 0;
   if (workers >= 1 && table !== null && frames !== undefined && frames.length > 0) {
+    // The workers walk every frame's rewritten list: check them all first (MANIFEST_INVALID).
+    for (let k = 0; k < frames.length; k++) src.checkFrame(k);
     const n = Math.min(workers, Math.ceil(frames.length / RESTORE_BLOCK_FRAMES));
     if (stats) stats.workers = n;
     const lanes = startLanes(src, n, sizes);
@@ -389,8 +394,7 @@ function startLanes(src: DietedSource, n: number, sizes: PipelineSizes): Lane[] 
     decompressed: table.entries.map((e) => e.decompressedSize),
     frames,
     casDir: src.layout.casDir,
-    lib: ZSTD_WASM_LIB,
-    moduleLib: ZSTD_WASM_MODULE,
+    lib: ZSTD_NATIVE_BINDING,
     pointerRe: POINTER_RE.source,
     slots: RING_SLOTS,
     slotBytes: sizes.slotBytes ?? RING_SLOT_BYTES,

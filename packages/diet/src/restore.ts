@@ -60,9 +60,9 @@ export const DATASYNC_EVERY_BYTES = 64 * 1024 * 1024;
 export const RESTORE_WORKERS_MIN_BYTES = 16 * 1024 * 1024;
 /**
  * Journals from this size on get one worker per core (at most RESTORE_MAX_WORKERS). Below it a
- * second worker's start-up (isolate, WebAssembly compile and tier-up: ~0.5 s of CPU measured at
- * 100 MB) costs more than the second core gives back; one worker restores 100 MB as fast as the
- * in-thread path, with ~30 MB less RSS.
+ * second worker costs more CPU than the second core gives back: at 100 MB (native decoder, three
+ * alternated rounds) 0, 1 and 2 workers all took 0.59–0.76 s, two with ~0.15 s more CPU and
+ * ~40 MB more RSS; one worker has the lowest RSS (~100 MB against ~118 MB in-thread).
  */
 export const RESTORE_ALL_WORKERS_MIN_BYTES = 256 * 1024 * 1024;
 /** Worker threads of the fast path at most (the caller's thread hashes and writes). */

@@ -1,0 +1,64 @@
+/**
+ * zstd through `zstd-napi`: libzstd (1.5.7, built from the package's bundled sources by node-gyp at
+ * install) with its context API. Unlike `@mongodb-js/zstd`'s binding it decodes synchronously into
+ * a buffer the caller sized (no growing output, no threadpool round trip) and compresses one-shot
+ * with the input size known (tables sized to the body, content size written in the header).
+ * Measured on the 1 GB bench journal's 327 pointer frames: 0.64 s to decode all of them, against
+ * 1.84 s for the WebAssembly build of the same `ZSTD_decompress`.
+ *
+ * Synchronous by design: the callers are worker threads (restore, CAS compression) or small
+ * one-shot decodes (one pointer frame, one body) where a threadpool hop costs more than it saves.
+ * One context of each kind per thread, created on first use and kept.
+ */
+import { createRequire } from "node:module";
+
+interface ZstdNapiBinding {
+  DCtx: new () => { decompress(dst: Uint8Array, src: Uint8Array): number };
+  CCtx: new () => { compress(dst: Uint8Array, src: Uint8Array, level: number): number };
+  compressBound(size: number): number;
+  versionString(): string;
+}
+
+const require = createRequire(import.meta.url);
+/** Resolved path of the binding's loader (worker threads `require` it by this path). */
+export const ZSTD_NATIVE_BINDING: string = require.resolve("zstd-napi/binding.js");
+const binding = require(ZSTD_NATIVE_BINDING) as ZstdNapiBinding;
+
+let dctx: InstanceType<ZstdNapiBinding["DCtx"]> | null = null;
+let cctx: InstanceType<ZstdNapiBinding["CCtx"]> | null = null;
+
+/**
+ * Decode the zstd frames of `src` (skippable frames skipped) into `dst`; returns the bytes written.
+ * Throws a plain Error when `src` is corrupt or truncated, or when its output does not fit `dst`
+ * (the caller maps it to a code). Never writes past `dst`.
+ *
+ * @example const out = Buffer.allocUnsafe(n); decodeInto(out, frame) === n
+ */
+export function decodeInto(dst: Uint8Array, src: Uint8Array): number {
+  dctx ??= new binding.DCtx();
+  return dctx.decompress(dst, src);
+}
+
+/**
+ * Compress `data` into one zstd frame at `level`, one-shot (`ZSTD_compressCCtx`): the header
+ * carries the content size and no checksum.
+ *
+ * @example inspectZstd(compressFrame(Buffer.from("x"), 19))[0].contentSize // 1
+ */
+export function compressFrame(data: Uint8Array, level: number): Buffer {
+  cctx ??= new binding.CCtx();
+  const dst = Buffer.allocUnsafe(binding.compressBound(data.byteLength));
+  const n = cctx.compress(dst, data, level);
+  // Copy out of the bound-sized buffer so the frame does not pin the slack.
+  return Buffer.from(dst.subarray(0, n));
+}
+
+/** `compressFrame` behind the async signature of a pluggable compressor (see `putBlob`'s `compress`). */
+export async function compressOneShot(data: Uint8Array, level: number): Promise<Buffer> {
+  return compressFrame(data, level);
+}
+
+/** libzstd's version, e.g. "1.5.7". */
+export function zstdNativeVersion(): string {
+  return binding.versionString();
+}
