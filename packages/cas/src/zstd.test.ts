@@ -94,6 +94,16 @@ describe("synchronous decoding into the expected size (libzstd through zstd-napi
     }), { numRuns: 40 });
   });
 
+  it("outputs above the synchronous limit (8 MiB) take the threadpool decoder, with the same checks", async () => {
+    const big = Buffer.from("a line of a large body, 0123456789\n".repeat(300_000)); // ~10.5 MB
+    for (const frame of [await compressOneShot(big, 1), await compressZstd(big, 1)]) {
+      const limit = decompressLimit(big.length);
+      expect((await decompressZstd(frame, { maxBytes: limit, expectedBytes: big.length })).equals(big)).toBe(true);
+      expect(await codeOf(decompressZstd(frame, { maxBytes: limit, expectedBytes: big.length - 1 }))).toBe("ZSTD_CORRUPT");
+      expect(await codeOf(decompressZstd(frame, { maxBytes: limit, expectedBytes: big.length + 1 }))).toBe("ZSTD_CORRUPT");
+    }
+  });
+
   it("decodeInto never writes past the buffer it is given", async () => {
     const body = Buffer.from("0123456789abcdef".repeat(4096));
     const frame = await compressZstd(body, 3);

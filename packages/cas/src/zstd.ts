@@ -33,8 +33,12 @@ export function decompressLimitFor(expectedBytes: number): number {
   return expectedBytes * ZSTD_BOUND_FACTOR + ZSTD_BOUND_SLACK_BYTES;
 }
 const ZSTD_BOUND_FACTOR = 16;
-/** Outputs of known size up to this are decoded synchronously in the calling thread. */
-const SYNC_DECODE_MAX_BYTES = 64 * 1024 * 1024;
+/**
+ * Outputs of known size up to this are decoded synchronously in the calling thread (~8 ms at
+ * most); larger ones (a frame holding one huge line, a huge body) go to the threadpool, so a
+ * reader embedded in a server never holds its event loop longer than that.
+ */
+const SYNC_DECODE_MAX_BYTES = 8 * 1024 * 1024;
 const ZSTD_BOUND_SLACK_BYTES = 1024 * 1024;
 
 /** Compress `data` into one zstd frame at `level` (no checksum, no content size: verify by SHA-256). */
