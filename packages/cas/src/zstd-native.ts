@@ -16,7 +16,6 @@ interface ZstdNapiBinding {
   DCtx: new () => { decompress(dst: Uint8Array, src: Uint8Array): number };
   CCtx: new () => { compress(dst: Uint8Array, src: Uint8Array, level: number): number };
   compressBound(size: number): number;
-  versionString(): string;
 }
 
 const require = createRequire(import.meta.url);
@@ -41,24 +40,15 @@ export function decodeInto(dst: Uint8Array, src: Uint8Array): number {
 
 /**
  * Compress `data` into one zstd frame at `level`, one-shot (`ZSTD_compressCCtx`): the header
- * carries the content size and no checksum.
+ * carries the content size and no checksum. Synchronous work behind the async signature of a
+ * pluggable compressor (see `putBlob`'s `compress`; `ZstdPool.compress` makes the same frames).
  *
- * @example inspectZstd(compressFrame(Buffer.from("x"), 19))[0].contentSize // 1
+ * @example inspectZstd(await compressOneShot(Buffer.from("x"), 19))[0].contentSize // 1
  */
-export function compressFrame(data: Uint8Array, level: number): Buffer {
+export async function compressOneShot(data: Uint8Array, level: number): Promise<Buffer> {
   cctx ??= new binding.CCtx();
   const dst = Buffer.allocUnsafe(binding.compressBound(data.byteLength));
   const n = cctx.compress(dst, data, level);
   // Copy out of the bound-sized buffer so the frame does not pin the slack.
   return Buffer.from(dst.subarray(0, n));
-}
-
-/** `compressFrame` behind the async signature of a pluggable compressor (see `putBlob`'s `compress`). */
-export async function compressOneShot(data: Uint8Array, level: number): Promise<Buffer> {
-  return compressFrame(data, level);
-}
-
-/** libzstd's version, e.g. "1.5.7". */
-export function zstdNativeVersion(): string {
-  return binding.versionString();
 }

@@ -6,8 +6,9 @@
  * rewritten lines straight into an output buffer), reads and verifies the CAS bodies of the
  * rewritten lines (SHA-256, decode of exactly the pointer's size) and escapes them with the
  * byte-level escaper, then copies the finished bytes into one of a few output buffers that it
- * transfers to the caller (no copy), which transfers each back once it was hashed and written. (Not a SharedArrayBuffer ring: V8 copies into shared memory with a
- * relaxed-atomic memmove, measured at ~0.7 s of CPU per GB against ~0.1 s for a plain copy.)
+ * transfers to the caller (no copy), which transfers each back once it was hashed and written.
+ * (Not a SharedArrayBuffer ring: V8 copies into shared memory with a relaxed-atomic memmove,
+ * measured at ~0.7 s of CPU per GB against ~0.1 s for a plain copy.)
  *
  * Only the happy path runs there. A frame whose checks fail in a worker — a short read, a decode
  * error, a line count or length that disagrees with the manifest, a bad pointer, a missing,
@@ -57,7 +58,6 @@ export interface PipelineStats {
   /** CAS bodies read (and verified) by the workers. */
   bodiesRead: number;
 }
-
 
 const WORKER_SOURCE = `
 "use strict";
@@ -220,8 +220,9 @@ function frame() {
     done += r;
   }
   const rw = f.rewritten;
-  if (rw.length === 0 && d <= w.slotBytes) {
-    // Nothing to splice: decoded straight into an output buffer (every frame starts a new one).
+  if (rw.length === 0 && d > 0 && d <= w.slotBytes) {
+    // Nothing to splice: decoded straight into an output buffer (every frame starts a new one;
+    // an empty frame takes the path below, which posts no buffer).
     out = acquire();
     decode(out.subarray(0, d), src.subarray(0, c), d, "frame decode");
     fill = d;
