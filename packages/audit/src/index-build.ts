@@ -11,7 +11,8 @@
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as fsp from "node:fs/promises";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
+import { sqlite } from "./sqlite.js";
 import { layoutOf } from "@hankweave-journal/core";
 import { openReader } from "@hankweave-journal/diet";
 import { AuditFold, type AuditFoldSnapshot } from "./audit-fold.js";
@@ -24,7 +25,7 @@ import { foldPlainJournal, type ParseAheadOptions, type Seen } from "./parse-ahe
 
 /** Every event id of the index at `path` with its first line (to continue DUPLICATE_ID checks). */
 function loadIds(path: string): [string, number][] {
-  const db = new Database(path, { readonly: true, fileMustExist: true });
+  const db = new (sqlite())(path, { readonly: true, fileMustExist: true });
   try {
     return db.prepare("SELECT id, MIN(line) AS line FROM events GROUP BY id").raw().all() as [string, number][];
   } finally {

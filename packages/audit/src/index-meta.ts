@@ -3,7 +3,8 @@
  * from. Values are JSON text under fixed keys.
  */
 import { existsSync } from "node:fs";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
+import { sqlite } from "./sqlite.js";
 import type { AuditFoldSnapshot } from "./audit-fold.js";
 import { INDEX_SCHEMA_VERSION } from "./index-schema.js";
 
@@ -34,9 +35,10 @@ export const META_KEYS: (keyof IndexMeta)[] = [
 /** Read the meta of the index at `path`; a string says why it is unusable (absent, other schema, unreadable). */
 export function readIndexMeta(path: string): IndexMeta | string {
   if (!existsSync(path)) return "no index yet";
+  const Sqlite = sqlite(); // NATIVE_MODULE_UNAVAILABLE is not an unreadable index
   let db: Database.Database | undefined;
   try {
-    db = new Database(path, { readonly: true, fileMustExist: true });
+    db = new Sqlite(path, { readonly: true, fileMustExist: true });
     const rows = db.prepare("SELECT key, value FROM meta").all() as { key: string; value: string }[];
     const meta: Record<string, unknown> = {};
     for (const r of rows) meta[r.key] = JSON.parse(r.value);

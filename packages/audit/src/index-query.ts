@@ -4,7 +4,8 @@
  * says can change the file.
  */
 import { existsSync } from "node:fs";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
+import { sqlite } from "./sqlite.js";
 import { JournalError, layoutOf } from "@hankweave-journal/core";
 
 /** Columns and rows (arrays, in column order) of a query. */
@@ -26,7 +27,7 @@ export function queryIndex(exec: string, sql: string, params: unknown[] = []): Q
   if (!existsSync(path)) {
     throw new JournalError("INDEX_STALE", `no index at ${path}`, { path }, { hint: "run `hankweave-journal index <exec>` first" });
   }
-  const db = new Database(path, { readonly: true, fileMustExist: true });
+  const db = new (sqlite())(path, { readonly: true, fileMustExist: true });
   try {
     let stmt: Database.Statement;
     try {

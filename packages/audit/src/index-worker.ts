@@ -15,6 +15,7 @@
  * at most `MAX_IN_FLIGHT` batches wait for the worker.
  */
 import { createRequire } from "node:module";
+import { sqlite } from "./sqlite.js";
 import { Worker } from "node:worker_threads";
 import type { AuditSink } from "./audit-types.js";
 import { META_KEYS, type IndexMeta } from "./index-meta.js";
@@ -183,7 +184,13 @@ export class IndexWorker {
 
   constructor(db: IndexWorkerDatabase | null) {
     const opts = db ?? { path: "", full: false, dropTornTail: false };
-    const lib = createRequire(import.meta.url).resolve("better-sqlite3");
+    // The worker loads better-sqlite3 by path only when it writes a database: say clearly (here,
+    // NATIVE_MODULE_UNAVAILABLE) when it cannot, rather than let the worker die on the require.
+    let lib = "";
+    if (db !== null) {
+      sqlite();
+      lib = createRequire(import.meta.url).resolve("better-sqlite3");
+    }
     this.worker = new Worker(WORKER_SOURCE, {
       eval: true,
       // A plain CommonJS script: no loader hooks (under tsx they cost the worker ~0.3 CPU s to start).

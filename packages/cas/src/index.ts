@@ -13,5 +13,5 @@ export {
 export type { SeekEntry, SeekTable } from "./seekable.js";
 export { putBlob, readBlob, sweepCasTemps, listBlobs, CAS_MAX_BODY_BYTES } from "./blob-store.js";
 export type { PutBlobResult } from "./blob-store.js";
-export { compressOneShot, ZSTD_NATIVE_BINDING } from "./zstd-native.js";
+export { compressOneShot, assertZstdNative, ZSTD_NATIVE_BINDING } from "./zstd-native.js";
 export { ZstdPool, ZSTD_POOL_MAX_WORKERS } from "./zstd-pool.js";

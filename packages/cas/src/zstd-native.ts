@@ -11,6 +11,7 @@
  * One context of each kind per thread, created on first use and kept.
  */
 import { createRequire } from "node:module";
+import { nativeModule } from "@hankweave-journal/core";
 
 interface ZstdNapiBinding {
   DCtx: new () => { decompress(dst: Uint8Array, src: Uint8Array): number };
@@ -20,11 +21,24 @@ interface ZstdNapiBinding {
 
 const require = createRequire(import.meta.url);
 /** Resolved path of the binding's loader (worker threads `require` it by this path). */
-export const ZSTD_NATIVE_BINDING: string = require.resolve("zstd-napi/binding.js");
-const binding = require(ZSTD_NATIVE_BINDING) as ZstdNapiBinding;
+export const ZSTD_NATIVE_BINDING: string = resolveOr("zstd-napi/binding.js");
+const binding = nativeModule<ZstdNapiBinding>(require, ZSTD_NATIVE_BINDING, "zstd-napi");
+
+function resolveOr(id: string): string {
+  try {
+    return require.resolve(id);
+  } catch {
+    return id; // not installed: the load below fails and the first use says so
+  }
+}
 
 let dctx: InstanceType<ZstdNapiBinding["DCtx"]> | null = null;
 let cctx: InstanceType<ZstdNapiBinding["CCtx"]> | null = null;
+
+/** Throws NATIVE_MODULE_UNAVAILABLE when zstd-napi did not load (checked before starting workers that load it). */
+export function assertZstdNative(): void {
+  binding();
+}
 
 /**
  * Decode the zstd frames of `src` (skippable frames skipped) into `dst`; returns the bytes written.
@@ -34,7 +48,7 @@ let cctx: InstanceType<ZstdNapiBinding["CCtx"]> | null = null;
  * @example const out = Buffer.allocUnsafe(n); decodeInto(out, frame) === n
  */
 export function decodeInto(dst: Uint8Array, src: Uint8Array): number {
-  dctx ??= new binding.DCtx();
+  dctx ??= new (binding().DCtx)();
   return dctx.decompress(dst, src);
 }
 
@@ -46,8 +60,9 @@ export function decodeInto(dst: Uint8Array, src: Uint8Array): number {
  * @example inspectZstd(await compressOneShot(Buffer.from("x"), 19))[0].contentSize // 1
  */
 export async function compressOneShot(data: Uint8Array, level: number): Promise<Buffer> {
-  cctx ??= new binding.CCtx();
-  const dst = Buffer.allocUnsafe(binding.compressBound(data.byteLength));
+  const lib = binding();
+  cctx ??= new lib.CCtx();
+  const dst = Buffer.allocUnsafe(lib.compressBound(data.byteLength));
   const n = cctx.compress(dst, data, level);
   // Copy out of the bound-sized buffer so the frame does not pin the slack.
   return Buffer.from(dst.subarray(0, n));

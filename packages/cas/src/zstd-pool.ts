@@ -10,7 +10,7 @@
  */
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
-import { ZSTD_NATIVE_BINDING } from "./zstd-native.js";
+import { ZSTD_NATIVE_BINDING, assertZstdNative } from "./zstd-native.js";
 
 /** Workers in a default pool: one per core, at most this many. */
 export const ZSTD_POOL_MAX_WORKERS = 2;
@@ -69,6 +69,11 @@ export class ZstdPool {
    */
   compress(data: Uint8Array, level: number): Promise<Buffer> {
     if (this.closed) return Promise.reject(new Error("ZstdPool is closed"));
+    try {
+      assertZstdNative(); // the workers load the same binding
+    } catch (e) {
+      return Promise.reject(e);
+    }
     return new Promise<Buffer>((resolve, reject) => {
       // A view of a larger buffer would be cloned whole: send exactly its bytes.
       const own = data.byteOffset === 0 && data.byteLength === data.buffer.byteLength ? data : data.slice();

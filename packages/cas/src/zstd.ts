@@ -6,7 +6,7 @@
  * buffer of exactly that size; only streams of unknown size use `@mongodb-js/zstd`'s decoder.
  */
 import { createRequire } from "node:module";
-import { JournalError } from "@hankweave-journal/core";
+import { JournalError, isJournalError, nativeModule } from "@hankweave-journal/core";
 import { inspectZstd } from "./zstd-frames.js";
 import { decodeInto } from "./zstd-native.js";
 
@@ -15,7 +15,7 @@ interface NativeZstd {
   decompress(data: Buffer): Promise<Buffer>;
 }
 
-const native = createRequire(import.meta.url)("@mongodb-js/zstd/bindings.js") as NativeZstd;
+const native = nativeModule<NativeZstd>(createRequire(import.meta.url), "@mongodb-js/zstd/bindings.js", "@mongodb-js/zstd");
 
 /** Level of CAS bodies (SPEC §5.1). */
 export const CAS_ZSTD_LEVEL = 19;
@@ -44,7 +44,7 @@ const ZSTD_BOUND_SLACK_BYTES = 1024 * 1024;
 /** Compress `data` into one zstd frame at `level` (no checksum, no content size: verify by SHA-256). */
 export async function compressZstd(data: Uint8Array, level: number): Promise<Buffer> {
   const input = Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-  return native.compress(input, level);
+  return native().compress(input, level);
 }
 
 /**
@@ -101,9 +101,10 @@ export async function decompressZstd(
       const dst = Buffer.allocUnsafe(size);
       out = dst.subarray(0, decodeInto(dst, input));
     } else {
-      out = await native.decompress(input);
+      out = await native().decompress(input);
     }
   } catch (e) {
+    if (isJournalError(e, "NATIVE_MODULE_UNAVAILABLE")) throw e;
     throw new JournalError("ZSTD_CORRUPT", `zstd decompression failed: ${(e as Error).message}`, {}, { cause: e });
   }
   if (opts.expectedBytes !== undefined && out.length !== opts.expectedBytes) {

@@ -79,6 +79,62 @@ describe("the hankweave-journal executable", () => {
     expect(JSON.stringify(JSON.parse(q.out))).toContain(`"n":${lines}`);
   }, 120_000);
 
+  it("a native module that does not load costs only the commands that need it: NATIVE_MODULE_UNAVAILABLE, no stack trace, nothing lost", () => {
+    // A preload makes require() of the named packages throw, as a binary built for another
+    // Node.js does (better-sqlite3 after a Node upgrade without `npm rebuild`).
+    const dir = tempDir("native");
+    const preload = path.join(dir, "break-native.cjs");
+    fs.writeFileSync(preload, [
+      'const Module = require("node:module");',
+      'const blocked = process.env.HANKWEAVE_TEST_BREAK_NATIVE.split(",");',
+      "const load = Module._load;",
+      "Module._load = function (request, ...rest) {",
+      '  if (blocked.some((b) => request === b || request.startsWith(b + "/") || request.includes("/node_modules/" + b + "/"))) {',
+      '    throw new Error("simulated: " + request + " was compiled against a different Node.js version\\nsecond line");',
+      "  }",
+      "  return load.call(this, request, ...rest);",
+      "};",
+    ].join("\n"));
+    const broken = (what: string) => ({ NODE_OPTIONS: `--require ${preload}`, HANKWEAVE_TEST_BREAK_NATIVE: what });
+    const exec = tempDir("native-exec");
+    fs.cpSync(FIXTURE, exec, { recursive: true });
+    const journal = layoutOf(exec).journal;
+    const sha = createHash("sha256").update(fs.readFileSync(journal)).digest("hex");
+    const refused = (r: { code: number | null; out: string; err: string }, pkg: string) => {
+      expect(r.code, r.err).toBe(1);
+      expect(r.err).toMatch(new RegExp(`^error NATIVE_MODULE_UNAVAILABLE: the native module ${pkg.replace("/", "\\/")} could not be loaded: simulated`));
+      expect(r.err).toContain(`hint: reinstall it for this Node.js (${process.version}): npm rebuild ${pkg}`);
+      expect(r.err).not.toMatch(/^\s+at /m);
+      expect(r.err).not.toContain("second line");
+    };
+
+    // SQLite broken: reading, rebuilding and auditing run; index and query say why they cannot.
+    const noSqlite = broken("better-sqlite3");
+    for (const argv of [["stats", exec, "--json"], ["rebuild", exec, "--stdout"], ["audit", exec, "--json"]]) {
+      const r = run(argv, noSqlite);
+      expect(r.code, r.err).toBe(0);
+      expect(r.out).toBe(run(argv).out);
+    }
+    refused(run(["index", exec], noSqlite), "better-sqlite3");
+    refused(run(["query", exec, "select 1"], noSqlite), "better-sqlite3");
+
+    // zstd broken: the plain journal still reads; diet refuses and leaves the journal as it was.
+    const noZstd = broken("zstd-napi,@mongodb-js/zstd");
+    expect(run(["stats", exec, "--json"], noZstd).code).toBe(0);
+    const diet = run(["diet", exec, "--json"], noZstd);
+    refused(diet, "zstd-napi");
+    expect(JSON.parse(diet.out).error.code).toBe("NATIVE_MODULE_UNAVAILABLE");
+    expect(createHash("sha256").update(fs.readFileSync(journal)).digest("hex")).toBe(sha);
+    expect(fs.existsSync(layoutOf(exec).dietedJournal)).toBe(false);
+
+    // A dieted journal with zstd broken: restore refuses and publishes nothing.
+    expect(run(["diet", exec]).code).toBe(0);
+    refused(run(["restore", exec], noZstd), "zstd-napi");
+    expect(fs.existsSync(journal)).toBe(false);
+    expect(run(["restore", exec]).code).toBe(0);
+    expect(createHash("sha256").update(fs.readFileSync(journal)).digest("hex")).toBe(sha);
+  }, 180_000);
+
   it("rebuilds a bundle older than a source file, and reports null when it cannot build", async () => {
     const root = tempDir("stale");
     const pkgs = path.join(root, "packages");

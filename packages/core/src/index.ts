@@ -1,5 +1,6 @@
 export { JournalError, isJournalError, ERROR_CODES } from "./errors.js";
 export type { ErrorCode, ErrorDetails } from "./errors.js";
+export { nativeModule } from "./native-module.js";
 export {
   layoutOf, joinPath, isSha256Hex,
   HANKWEAVE_DIR, EVENTS_DIR, JOURNAL_FILE, SIDECAR_FILE, DIETED_JOURNAL_FILE, MANIFEST_FILE, CAS_DIR,

@@ -18,7 +18,7 @@
  * The whole-file SHA-256 check of the caller stays the final word either way.
  */
 import { MessageChannel, Worker, type MessagePort } from "node:worker_threads";
-import { ZSTD_NATIVE_BINDING } from "@hankweave-journal/cas";
+import { ZSTD_NATIVE_BINDING, assertZstdNative } from "@hankweave-journal/cas";
 import type { DietedSource } from "./dieted-source.js";
 import { JSON_ESCAPE_SOURCE } from "./json-escape.js";
 import { POINTER_RE } from "./rehydrate.js";
@@ -386,6 +386,7 @@ export async function* originalPieces(
 }
 
 function startLanes(src: DietedSource, n: number, sizes: PipelineSizes): Lane[] {
+  assertZstdNative(); // the workers load the same binding
   const table = src.seekTable!;
   const frames = src.manifest.frames!;
   const shared = {
