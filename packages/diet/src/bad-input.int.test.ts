@@ -44,6 +44,7 @@ async function expectAllRefuse(exec: string, code: string | string[]): Promise<v
   expect(codes).toContain(await codeOf(restoreJournal(exec)));
   expect(codes).toContain(await codeOf(restoreJournal(exec, { workers: 2 })));
   expect(codes).toContain(await codeOf(verifyDiet(exec)));
+  expect(codes).toContain(await codeOf(verifyDiet(exec, { workers: 2 })));
   expect(codes).toContain(await codeOf(ensureRestored(exec)));
   expect(snapshotDir(exec)).toEqual(before);
   expect(fs.existsSync(layoutOf(exec).journal)).toBe(false);
@@ -152,6 +153,7 @@ describe("bad input: a code, and nothing deleted", () => {
     const before = snapshotDir(a.exec);
     expect(await codeOf(restoreJournal(a.exec))).toBe("MANIFEST_MISMATCH");
     expect(await codeOf(verifyDiet(a.exec))).toBe("MANIFEST_MISMATCH");
+    expect(await codeOf(verifyDiet(a.exec, { workers: 2 }))).toBe("MANIFEST_MISMATCH");
     expect(await codeOf(ensureRestored(a.exec))).toBe("MANIFEST_MISMATCH");
     expect(snapshotDir(a.exec)).toEqual(before);
     expect(fs.existsSync(la.journal)).toBe(false);

@@ -56,6 +56,7 @@ describe("restore fast paths", () => {
       await src.close();
     }
     expect((await verifyDiet(exec)).originalSha256).toBe(sha256Hex(original));
+    expect((await verifyDiet(exec, { workers: 2 })).originalSha256).toBe(sha256Hex(original));
     const r = await restoreJournal(exec);
     expect(r.status).toBe("restored");
     expect(fs.readFileSync(layout.journal).equals(original)).toBe(true);

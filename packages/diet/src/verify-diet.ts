@@ -5,7 +5,10 @@
 import * as fsp from "node:fs/promises";
 import { JournalError, layoutOf, type ExecLayout } from "@hankweave-journal/core";
 import { createSha256 } from "@hankweave-journal/cas";
+import { availableParallelism } from "node:os";
 import { DietedSource } from "./dieted-source.js";
+import { originalPieces } from "./restore-pipeline.js";
+import { restoreWorkersFor } from "./restore.js";
 import { readManifest, type DietManifest } from "./manifest.js";
 
 /** What a verification found. */
@@ -26,7 +29,7 @@ export interface DietVerification {
  */
 export async function verifyDiet(
   exec: string | ExecLayout,
-  paths: { zst?: string; manifest?: string } = {},
+  paths: { zst?: string; manifest?: string; workers?: number } = {},
 ): Promise<DietVerification> {
   const layout = typeof exec === "string" ? layoutOf(exec) : exec;
   const manifestPath = paths.manifest ?? layout.manifest;
@@ -34,12 +37,16 @@ export async function verifyDiet(
   const src = await DietedSource.open(layout, manifest, paths.zst ?? layout.dietedJournal);
   const sha = createSha256();
   let bytes = 0;
+  const workers = paths.workers ?? restoreWorkersFor(manifest.originalBytes, availableParallelism());
   try {
-    for await (const parts of src.originalParts()) {
+    // The restore's pipeline without the writes: worker threads rebuild the frames (in-thread
+    // path for small or foreign journals, and for whatever a worker's checks refuse).
+    for await (const { parts, release } of originalPieces(src, workers)) {
       for (const part of parts) {
         sha.update(part);
         bytes += part.length;
       }
+      release?.();
     }
   } finally {
     await src.close();
