@@ -43,7 +43,8 @@ export function assertZstdNative(): void {
 /**
  * Decode the zstd frames of `src` (skippable frames skipped) into `dst`; returns the bytes written.
  * Throws a plain Error when `src` is corrupt or truncated, or when its output does not fit `dst`
- * (the caller maps it to a code). Never writes past `dst`.
+ * (the caller maps it to a code); NATIVE_MODULE_UNAVAILABLE when zstd-napi did not load. Never
+ * writes past `dst`.
  *
  * @example const out = Buffer.allocUnsafe(n); decodeInto(out, frame) === n
  */
