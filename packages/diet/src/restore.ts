@@ -8,7 +8,6 @@ import type { FileHandle } from "node:fs/promises";
 import { JournalError, layoutOf, type ExecLayout } from "@hankweave-journal/core";
 import { createSha256, fsyncDir, writeAll } from "@hankweave-journal/cas";
 import { journalPresence, openRegularForRead } from "@hankweave-journal/journal";
-import { availableParallelism } from "node:os";
 import { DietedSource } from "./dieted-source.js";
 import { readManifest } from "./manifest.js";
 import { originalPieces, type PipelineStats } from "./restore-pipeline.js";
@@ -56,23 +55,6 @@ function conflict(layout: ExecLayout, expected: string, actual: string): Journal
 /** Bytes written between two background fdatasync calls of the restore temp. */
 export const DATASYNC_EVERY_BYTES = 64 * 1024 * 1024;
 
-/** Journals from this size on are rebuilt by one worker thread (below, starting it costs more than it saves). */
-export const RESTORE_WORKERS_MIN_BYTES = 16 * 1024 * 1024;
-/**
- * Journals from this size on get one worker per core (at most RESTORE_MAX_WORKERS). Below it a
- * second worker costs more CPU than the second core gives back: at 100 MB (native decoder, three
- * alternated rounds) 0, 1 and 2 workers all took 0.59–0.76 s, two with ~0.15 s more CPU and
- * ~40 MB more RSS; one worker has the lowest RSS (~100 MB against ~118 MB in-thread).
- */
-export const RESTORE_ALL_WORKERS_MIN_BYTES = 256 * 1024 * 1024;
-/** Worker threads of the fast path at most (the caller's thread hashes and writes). */
-export const RESTORE_MAX_WORKERS = 2;
-
-/** Worker threads for a journal of `bytes` original bytes on `cores` cores. */
-export function restoreWorkersFor(bytes: number, cores: number): number {
-  if (bytes < RESTORE_WORKERS_MIN_BYTES) return 0;
-  return bytes < RESTORE_ALL_WORKERS_MIN_BYTES ? 1 : Math.max(1, Math.min(RESTORE_MAX_WORKERS, cores));
-}
 
 const LINK_UNSUPPORTED = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "EXDEV", "ENOSYS", "EMLINK"]);
 
@@ -90,7 +72,7 @@ export async function restoreJournal(
   opts: {
     hook?: RestoreHook;
     datasyncEveryBytes?: number;
-    /** Worker threads rebuilding frames (0: all in this thread); default by size and cores. */
+    /** Worker threads rebuilding frames (0: all in this thread); default by size and cores (restoreWorkersFor). */
     workers?: number;
     /** Filled with what the fast path did. */
     stats?: PipelineStats;
@@ -113,7 +95,6 @@ export async function restoreJournal(
     return { exec, status: "already-restored", originalSha256: have.sha256, originalBytes: have.bytes, publishedBy: null };
   }
   const src = await DietedSource.open(layout, manifest);
-  const workers = opts.workers ?? restoreWorkersFor(manifest.originalBytes, availableParallelism());
   await fsp.rm(layout.restoreTmp, { force: true });
   const out = await fsp.open(layout.restoreTmp, "wx", 0o644);
   let published = false;
@@ -131,7 +112,7 @@ export async function restoreJournal(
     let syncedUpTo = 0;
     let syncError: unknown = null;
     try {
-      for await (const { parts, release } of originalPieces(src, workers, opts.stats)) {
+      for await (const { parts, release } of originalPieces(src, opts.workers, opts.stats)) {
         await writing;
         await hook("chunk", ++chunks);
         if (syncing === null && bytes - syncedUpTo >= datasyncEvery) {

@@ -5,10 +5,8 @@
 import * as fsp from "node:fs/promises";
 import { JournalError, layoutOf, type ExecLayout } from "@hankweave-journal/core";
 import { createSha256 } from "@hankweave-journal/cas";
-import { availableParallelism } from "node:os";
 import { DietedSource } from "./dieted-source.js";
 import { originalPieces } from "./restore-pipeline.js";
-import { restoreWorkersFor } from "./restore.js";
 import { readManifest, type DietManifest } from "./manifest.js";
 
 /** What a verification found. */
@@ -37,11 +35,10 @@ export async function verifyDiet(
   const src = await DietedSource.open(layout, manifest, paths.zst ?? layout.dietedJournal);
   const sha = createSha256();
   let bytes = 0;
-  const workers = paths.workers ?? restoreWorkersFor(manifest.originalBytes, availableParallelism());
   try {
     // The restore's pipeline without the writes: worker threads rebuild the frames (in-thread
     // path for small or foreign journals, and for whatever a worker's checks refuse).
-    for await (const { parts, release } of originalPieces(src, workers)) {
+    for await (const { parts, release } of originalPieces(src, paths.workers)) {
       for (const part of parts) {
         sha.update(part);
         bytes += part.length;
