@@ -104,7 +104,7 @@ export async function decompressZstd(
       out = await native().decompress(input);
     }
   } catch (e) {
-    if (isJournalError(e, "NATIVE_MODULE_UNAVAILABLE")) throw e;
+    if (isJournalError(e)) throw e; // NATIVE_MODULE_UNAVAILABLE: not a corrupt frame
     throw new JournalError("ZSTD_CORRUPT", `zstd decompression failed: ${(e as Error).message}`, {}, { cause: e });
   }
   if (opts.expectedBytes !== undefined && out.length !== opts.expectedBytes) {
