@@ -92,13 +92,24 @@ export async function prepareRunner(log: (s: string) => void, opts: { forceTsx?:
   }
 }
 
-/** Run `cmd` once, measured. Never throws for a failing child (exit code reported). */
+/**
+ * Flush the dirty pages the previous commands left (untimed), so every contender starts with the
+ * same writeback state. Without it a command that writes 1 GB (restore, `zstd -d`) left the kernel
+ * writing back while the next contender ran, which then paid for it: `zstd -d` at 1 GB took
+ * 1.2 s after a sync and 2.2–3.5 s in the bench rounds that followed a restore.
+ */
+export function settleWriteback(): void {
+  spawnSync("sync", [], { stdio: "ignore", timeout: 120_000 });
+}
+
+/** Run `cmd` once, measured (after `settleWriteback`). Never throws for a failing child (exit code reported). */
 export function measure(cmd: Command, tools: Toolbox, timeoutMs: number): Measured {
   const base: string[] = "runner" in cmd
     ? [...runnerCommand, JSON.stringify(cmd.runner)]
     : ["sh", "-c", cmd.shell];
   const argv = tools.time ? [TIME_BIN, "-f", `${TIME_MARK} %M`, ...base] : base;
   const input = "runner" in cmd && cmd.stdinFrom ? readFileSync(cmd.stdinFrom) : undefined;
+  settleWriteback();
   const t = performance.now();
   const r = spawnSync(argv[0], argv.slice(1), {
     cwd: REPO_ROOT, input, maxBuffer: 64 * 1024 * 1024, timeout: timeoutMs, encoding: "utf8",

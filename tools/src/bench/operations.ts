@@ -277,6 +277,15 @@ export function operations(ctx: OpContext): Operation[] {
         name: "zstd -d", role: "baseline", unavailable: ctx.zstdFile ? null : "n/a (zstd missing)",
         prepare: (round) => ({ shell: `zstd -q -f -d ${q(ctx.zstdFile as string)} -o ${q(join(ctx.work, `unz-${round}.jsonl`))}` }),
       },
+      {
+        // The same durability as restore, which fsyncs before link(): zstd -d alone returns while
+        // its output is still only in the page cache.
+        name: "zstd -d + fsync", role: "baseline", unavailable: ctx.zstdFile ? null : "n/a (zstd missing)",
+        prepare: (round) => {
+          const out = q(join(ctx.work, `unz-sync-${round}.jsonl`));
+          return { shell: `zstd -q -f -d ${q(ctx.zstdFile as string)} -o ${out} && sync ${out}` };
+        },
+      },
     ],
   });
 

@@ -1,11 +1,18 @@
 /** Plain-text and Markdown renderings of bench results (the table printed by `npm run bench`). */
 import { formatBytes } from "../generator/size.js";
 import type { BenchResult, BenchRow } from "./harness.js";
+import type { TargetVerdict } from "./targets.js";
 
 /** Column headers, in order (the smoke test asserts them). */
 export const TABLE_COLUMNS = ["size", "operation", "contender", "median", "throughput", "vs baseline", "peak RSS", "output"] as const;
 
 const ms = (x: number): string => (x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${x.toFixed(1)} ms`);
+
+/** A verdict's last cell: met, NOT met, n/a, or "report only" for a comparison that is no target. */
+export function verdict(t: TargetVerdict): string {
+  if (t.reportOnly) return "report only";
+  return t.met === null ? "n/a" : t.met ? "met" : "NOT met";
+}
 
 /** The cells of one row (same order as TABLE_COLUMNS). */
 export function rowCells(r: BenchRow): string[] {
@@ -34,7 +41,7 @@ export function renderMarkdown(res: BenchResult): string {
   lines.push("| size | operation | target | actual | verdict |");
   lines.push("|---|---|---|---|---|");
   for (const t of res.targets) {
-    lines.push(`| ${formatBytes(t.sizeBytes)} | ${t.op} | ${t.target} | ${t.actual} | ${t.met === null ? "n/a" : t.met ? "met" : "NOT met"} |`);
+    lines.push(`| ${formatBytes(t.sizeBytes)} | ${t.op} | ${t.target} | ${t.actual} | ${verdict(t)} |`);
   }
   return `${lines.join("\n")}\n`;
 }
@@ -53,7 +60,7 @@ export function renderText(res: BenchResult): string {
   out.push("");
   out.push("targets:");
   for (const t of res.targets) {
-    out.push(`  ${formatBytes(t.sizeBytes).padEnd(9)} ${t.op.padEnd(16)} ${t.target.padEnd(34)} ${t.actual.padEnd(14)} ${t.met === null ? "n/a" : t.met ? "met" : "NOT met"}`);
+    out.push(`  ${formatBytes(t.sizeBytes).padEnd(9)} ${t.op.padEnd(16)} ${t.target.padEnd(34)} ${t.actual.padEnd(14)} ${verdict(t)}`);
   }
   for (const i of res.inputs) {
     out.push(`input ${formatBytes(i.journalBytes)} (${i.lines} lines, seed ${res.options.seed}, schema v1)${i.generatedSeconds === null ? " reused" : ` generated in ${i.generatedSeconds.toFixed(1)} s`}: ${i.exec}`);
