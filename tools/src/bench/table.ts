@@ -59,8 +59,9 @@ export function renderText(res: BenchResult): string {
   }
   out.push("");
   out.push("targets:");
+  const targetWidth = Math.max(34, ...res.targets.map((t) => t.target.length));
   for (const t of res.targets) {
-    out.push(`  ${formatBytes(t.sizeBytes).padEnd(9)} ${t.op.padEnd(16)} ${t.target.padEnd(34)} ${t.actual.padEnd(14)} ${verdict(t)}`);
+    out.push(`  ${formatBytes(t.sizeBytes).padEnd(9)} ${t.op.padEnd(16)} ${t.target.padEnd(targetWidth)} ${t.actual.padEnd(14)} ${verdict(t)}`);
   }
   for (const i of res.inputs) {
     out.push(`input ${formatBytes(i.journalBytes)} (${i.lines} lines, seed ${res.options.seed}, schema v1)${i.generatedSeconds === null ? " reused" : ` generated in ${i.generatedSeconds.toFixed(1)} s`}: ${i.exec}`);
