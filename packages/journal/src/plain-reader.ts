@@ -309,10 +309,21 @@ class PlainReader implements JournalReader {
 
   async getLine(line: number): Promise<JournalRecord | null> {
     if (!Number.isSafeInteger(line) || line < 0) throw new RangeError(`line must be a non-negative integer, got ${line}`);
-    for await (const raw of this.lines({ fromLine: line, toLine: line })) {
+    await this.validateAnchors();
+    // The lines before it cost a newline search and this call each (no view, no object): a
+    // RawLine per line made a read of the middle of 1 GB take ~0.5 s, ~3× awk.
+    let found: RawLine | null = null;
+    const visit: LineVisitor<never> = (buf, start, end, l, offset, terminated) => {
+      if (l % ANCHOR_EVERY_LINES === 0 && terminated) this.addAnchor(l, offset);
+      if (l === line) found = { line: l, offset, bytes: Buffer.from(buf.subarray(start, end)), terminated };
+      return undefined;
+    };
+    for await (const _ of visitLineChunks(this.fh, visit, this.bestAnchor(line))) if (found !== null) break;
+    const raw = found as RawLine | null;
+    if (raw !== null) {
       if (!raw.terminated || isBlankLine(raw.bytes)) return null;
       const parsed = parseEventLine(raw.bytes, raw.line, raw.offset);
-      return parsed.ok ? { line: raw.line, offset: raw.offset, bytes: Buffer.from(raw.bytes), event: parsed.event } : null;
+      return parsed.ok ? { line: raw.line, offset: raw.offset, bytes: raw.bytes as Buffer, event: parsed.event } : null;
     }
     throw new JournalError("LINE_OUT_OF_RANGE", `line ${line} is past the end of ${layoutOf(this.exec).journal}`, {
       path: layoutOf(this.exec).journal,
