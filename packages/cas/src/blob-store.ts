@@ -113,9 +113,9 @@ export async function readBlob(exec: string | ExecLayout, sha: string, expectedB
     if (isJournalError(e, "ZSTD_CORRUPT")) {
       throw new JournalError("CAS_CORRUPT", `CAS blob ${sha} is corrupt: ${e.message}`, { path, expected: sha }, { cause: e });
     }
-    if (isJournalError(e)) {
-      e.details.path = path;
-    }
+    // ZSTD_TOO_LARGE and the like come from a buffer and name no file: this blob is the one. An
+    // error that names its own (NATIVE_MODULE_UNAVAILABLE: the module) keeps it.
+    if (isJournalError(e) && e.details.path === undefined) e.details.path = path;
     throw e;
   }
   const actual = sha256Hex(body);
