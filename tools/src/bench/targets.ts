@@ -17,11 +17,19 @@ export interface TargetVerdict {
 
 const fmt = (x: number, d = 2): string => x.toFixed(d);
 
+/**
+ * Operations whose issue sets its targets on inputs of at least this size: issue 3 (rebuild, "a
+ * generated journal of at least 1 GB"), issue 5 (index, the same), issue 4's line N ("in under
+ * 20 ms on 1 GB"). Below it their verdicts are report-only, with the ratio still shown.
+ */
+export const TARGET_MIN_BYTES: Readonly<Record<string, number>> = { rebuild: 1e9, index: 1e9, "line-n": 1e9 };
+
 /** Evaluate every target at every size present in `rows`. */
 export function evaluateTargets(rows: BenchRow[]): TargetVerdict[] {
   const out: TargetVerdict[] = [];
   const sizes = [...new Set(rows.map((r) => r.sizeBytes))];
   for (const size of sizes) {
+    const first = out.length;
     const get = (op: string, contender: string): BenchRow | undefined =>
       rows.find((r) => r.sizeBytes === size && r.op === op && r.contender === contender && r.status === "ok");
     const has = (op: string): boolean => rows.some((r) => r.sizeBytes === size && r.op === op);
@@ -80,6 +88,13 @@ export function evaluateTargets(rows: BenchRow[]): TargetVerdict[] {
       const label = `${c}: line N < 20 ms`;
       if (!a || a.medianMs === null) out.push({ sizeBytes: size, op: "line-n", target: label, met: null, actual: "n/a" });
       else out.push({ sizeBytes: size, op: "line-n", target: label, met: a.medianMs < 20, actual: `${fmt(a.medianMs, 1)} ms` });
+    }
+    for (const v of out.slice(first)) {
+      const min = TARGET_MIN_BYTES[v.op];
+      if (min === undefined || size >= min) continue;
+      v.target += ` (set at ≥ ${min / 1e9} GB)`;
+      v.met = null;
+      v.reportOnly = true;
     }
   }
   return out;
