@@ -17,7 +17,7 @@ export type { Sidecar, SidecarStatus } from "./sidecar.js";
 export { planRepair, applyRepair, PLAN_MAX_FINDINGS } from "./repair.js";
 export type { RepairPlan, RepairResult, PlanRepairOptions } from "./repair.js";
 export {
-  acquireLock, inspectLock, claimLockForOfflineTool, parseLock, judgeLock, LOCK_HEARTBEAT_MS, LOCK_STALE_AFTER_MS,
+  acquireLock, inspectLock, claimLockForOfflineTool, parseLock, judgeLock, sweepStaleLockTemps, LOCK_HEARTBEAT_MS, LOCK_STALE_AFTER_MS,
 } from "./lock.js";
 export type { LockInfo, LockInspection, LockHandle, AcquireOptions } from "./lock.js";
 export {

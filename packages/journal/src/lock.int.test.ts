@@ -1,9 +1,9 @@
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync, utimesSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { afterAll, describe, expect, it } from "vitest";
 import { layoutOf } from "@hankweave-journal/core";
-import { acquireLock, claimLockForOfflineTool, inspectLock, LOCK_STALE_AFTER_MS } from "./lock.js";
+import { acquireLock, claimLockForOfflineTool, inspectLock, LOCK_STALE_AFTER_MS, sweepStaleLockTemps } from "./lock.js";
 
 const dirs: string[] = [];
 function freshExec(): string {
@@ -96,5 +96,28 @@ describe("runtime.lock", () => {
     const again = await claimLockForOfflineTool(exec);
     await again.release();
     expect(existsSync(layoutOf(exec).lock)).toBe(false);
+  });
+
+  it("a claim sweeps lock temps abandoned for over 120 s, never a fresh one, a directory or its own", async () => {
+    for (const claim of [acquireLock, claimLockForOfflineTool]) {
+      const exec = freshExec();
+      const l = layoutOf(exec);
+      const old = (Date.now() - LOCK_STALE_AFTER_MS - 60_000) / 1000;
+      writeFileSync(`${l.lockTmp}-dead-1`, "{");
+      utimesSync(`${l.lockTmp}-dead-1`, old, old);
+      writeFileSync(`${l.lockTmp}-racing`, "{");
+      mkdirSync(`${l.lockTmp}-a-directory`);
+      utimesSync(`${l.lockTmp}-a-directory`, old, old);
+      writeFileSync(`${l.hankweave}/runtime.lock.tmpx-not-a-temp`, "x");
+      utimesSync(`${l.hankweave}/runtime.lock.tmpx-not-a-temp`, old, old);
+      const lock = await claim(exec);
+      const names = readdirSync(l.hankweave).sort();
+      expect(names).toEqual(["runtime.lock", "runtime.lock.tmp-a-directory", "runtime.lock.tmp-racing", "runtime.lock.tmpx-not-a-temp"]);
+      // Our own temp is never swept, however old (a heartbeat may be writing it).
+      writeFileSync(`${l.lockTmp}-${lock.lockId}`, "{");
+      utimesSync(`${l.lockTmp}-${lock.lockId}`, old, old);
+      expect(await sweepStaleLockTemps(exec, lock.lockId)).toEqual([]);
+      await lock.release();
+    }
   });
 });

@@ -148,6 +148,41 @@ async function writeLockAtomically(exec: string, info: LockInfo): Promise<void> 
   }
 }
 
+/**
+ * Remove `runtime.lock.tmp-<lockId>` files left by a claimant killed between its write and its
+ * rename (they were never swept, and each heartbeat of a killed runtime could leave one). Only
+ * regular files untouched for LOCK_STALE_AFTER_MS and not ours: writing and renaming a temp takes
+ * milliseconds, so an older one belongs to nobody, and a racing claimant's fresh temp is never
+ * pulled from under its rename. Best effort: a failure here never fails the claim.
+ *
+ * @returns the names removed.
+ */
+export async function sweepStaleLockTemps(exec: string, ownLockId: string): Promise<string[]> {
+  const l = layoutOf(exec);
+  const prefix = `${l.lockTmp.slice(l.hankweave.length + 1)}-`;
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = await fsp.readdir(l.hankweave);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix) || name === `${prefix}${ownLockId}`) continue;
+    const path = `${l.hankweave}/${name}`;
+    try {
+      const st = await fsp.lstat(path);
+      // The wall clock, not an injected one: mtimes are the file system's.
+      if (!st.isFile() || Date.now() - st.mtimeMs < LOCK_STALE_AFTER_MS) continue;
+      await fsp.rm(path);
+      removed.push(name);
+    } catch {
+      // gone already, or not ours to remove: leave it
+    }
+  }
+  return removed;
+}
+
 function heldError(exec: string, insp: LockInspection): JournalError {
   if (insp.state === "invalid") {
     return new JournalError("LOCK_INVALID", `runtime.lock cannot be judged: ${insp.reason}`, { path: layoutOf(exec).lock }, {
@@ -212,6 +247,7 @@ export async function acquireLock(exec: string, opts: AcquireOptions = {}): Prom
   await writeLockAtomically(exec, info);
   const after = await inspectLock(exec, now);
   if (after.info?.lockId !== info.lockId) throw heldError(exec, after);
+  await sweepStaleLockTemps(exec, info.lockId as string);
   return makeHandle(exec, info, now);
 }
 
@@ -232,6 +268,7 @@ export async function claimLockForOfflineTool(exec: string, opts: AcquireOptions
       await fh.close();
     }
     await fsyncDir(l.hankweave);
+    await sweepStaleLockTemps(exec, info.lockId as string);
     return makeHandle(exec, info, now);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw ioError(e, l.lock);
@@ -241,5 +278,6 @@ export async function claimLockForOfflineTool(exec: string, opts: AcquireOptions
   await writeLockAtomically(exec, info);
   const after = await inspectLock(exec, now);
   if (after.info?.lockId !== info.lockId) throw heldError(exec, after);
+  await sweepStaleLockTemps(exec, info.lockId as string);
   return makeHandle(exec, info, now);
 }
