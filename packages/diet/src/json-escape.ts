@@ -9,6 +9,10 @@
  * worker threads (inline scripts) run the very same code that the tests check here.
  */
 import { isUtf8 } from "node:buffer";
+import { JSON_ESCAPE_WASM_BASE64, WASM_ESCAPE_MAX_BYTES, createWasmEscaper, type WasmEscaper } from "./json-escape-wasm.js";
+
+/** This thread's WebAssembly escaper (escapeJsonBytes), made on first use. */
+let wasm: WasmEscaper | undefined;
 
 /** Plain-JS source of `jsonEscapedLength(src, from, to)` and `jsonEscapeInto(src, from, to, dst, at)`. */
 export const JSON_ESCAPE_SOURCE = `
@@ -104,13 +108,19 @@ export const jsonEscapeInto: IntoFn = compiled.jsonEscapeInto;
 
 /**
  * `Buffer.from(JSON.stringify(body.toString("utf8")))`, computed on the bytes when `body` is
- * valid UTF-8 (the only case where the two agree byte for byte); other bytes take the string path
+ * valid UTF-8 (the only case where the two agree byte for byte): by the WebAssembly escaper up to
+ * WASM_ESCAPE_MAX_BYTES, by the byte escaper above; other bytes take the string path
  * (replacement characters, as before).
  *
  * @example escapeJsonBytes(Buffer.from('a"\n')).toString() // '"a\\"\\n"'
  */
 export function escapeJsonBytes(body: Uint8Array): Buffer {
   if (!isUtf8(body)) return Buffer.from(JSON.stringify(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8")), "utf8");
+  if (body.length <= WASM_ESCAPE_MAX_BYTES) {
+    wasm ??= createWasmEscaper(JSON_ESCAPE_WASM_BASE64);
+    wasm.input(body.length).set(body);
+    return Buffer.from(wasm.escape(body.length));
+  }
   const out = Buffer.allocUnsafe(jsonEscapedLength(body, 0, body.length));
   jsonEscapeInto(body, 0, body.length, out, 0);
   return out;

@@ -60,6 +60,8 @@ describe("restore fast path (worker threads)", () => {
       [3, { slotBytes: 1000 }], // frames spill over several output buffers
       [2, { bodyCacheBytes: 40_000 }], // the arena wraps and evicts; some bodies are too large for it
       [1, { slotBytes: 4096, bodyCacheBytes: 1 }], // no body fits the arena
+      [2, { wasmEscapeMaxBytes: 0 }], // every body escaped by the JavaScript escaper
+      [1, { wasmEscapeMaxBytes: 10_000, bodyCacheBytes: 1 }], // both escapers, bodies outside the arena
     ] as [number, PipelineSizes][]) {
       const stats = {} as PipelineStats;
       const got = await withSource(exec, (src) => piecesOf(src, workers, stats, sizes));

@@ -22,6 +22,7 @@ import { MessageChannel, Worker, type MessagePort } from "node:worker_threads";
 import { ZSTD_NATIVE_BINDING, assertZstdNative } from "@hankweave-journal/cas";
 import type { DietedSource } from "./dieted-source.js";
 import { JSON_ESCAPE_SOURCE } from "./json-escape.js";
+import { JSON_ESCAPE_WASM_BASE64, WASM_ESCAPE_MAX_BYTES, WASM_ESCAPE_SOURCE } from "./json-escape-wasm.js";
 import { POINTER_RE } from "./rehydrate.js";
 import { BODY_CACHE_BYTES } from "./body-cache.js";
 
@@ -64,6 +65,8 @@ export interface PipelineSizes {
   slotBytes?: number;
   /** Bytes of each worker's escaped-body arena (default BODY_CACHE_BYTES). */
   bodyCacheBytes?: number;
+  /** Bodies up to this size are escaped in WebAssembly, larger ones in JavaScript (default WASM_ESCAPE_MAX_BYTES). */
+  wasmEscapeMaxBytes?: number;
 }
 
 /** What the fast path did (for tests and measurements). */
@@ -87,6 +90,8 @@ const { isUtf8 } = require("node:buffer");
 const zstd = require(w.lib);
 const dctx = new zstd.DCtx();
 ${JSON_ESCAPE_SOURCE}
+${WASM_ESCAPE_SOURCE}
+const wasmEscaper = createWasmEscaper(w.escapeWasm);
 const POINTER_RE = new RegExp(w.pointerRe, "g");
 const SHA_RE = /^[0-9a-f]{64}$/;
 const FALLBACK = new Error("fallback");
@@ -206,18 +211,24 @@ function body(sha, bytes) {
   } finally {
     if (fd >= 0) closeSync(fd);
   }
-  const view = bodyOut.ensure(bytes).subarray(0, bytes);
+  // Bodies up to w.wasmMax are decoded straight into the WebAssembly escaper's memory and escaped
+  // there (SIMD); larger ones by the JavaScript escaper.
+  const inWasm = bytes <= w.wasmMax;
+  const view = inWasm ? wasmEscaper.input(bytes) : bodyOut.ensure(bytes).subarray(0, bytes);
   decode(view, src.subarray(0, size), bytes, "body decode");
   if (createHash("sha256").update(view).digest("hex") !== sha) throw fallback("body hash");
   if (!isUtf8(view)) throw fallback("body not UTF-8");
-  const len = jsonEscapedLength(view, 0, bytes);
+  const escaped = inWasm ? wasmEscaper.escape(bytes) : null;
+  const len = escaped !== null ? escaped.length : jsonEscapedLength(view, 0, bytes);
   const e = place(len);
   if (e === null) {
     const own = Buffer.allocUnsafeSlow(len);
-    jsonEscapeInto(view, 0, bytes, own, 0);
+    if (escaped !== null) own.set(escaped);
+    else jsonEscapeInto(view, 0, bytes, own, 0);
     return own;
   }
-  jsonEscapeInto(view, 0, bytes, arena, e.start);
+  if (escaped !== null) arena.set(escaped, e.start);
+  else jsonEscapeInto(view, 0, bytes, arena, e.start);
   e.sha = sha;
   cache.set(sha, e);
   order.push(e);
@@ -421,6 +432,8 @@ function startLanes(src: DietedSource, n: number, sizes: PipelineSizes): Lane[] 
     slots: RING_SLOTS,
     slotBytes: sizes.slotBytes ?? RING_SLOT_BYTES,
     bodyMax: WORKER_BODY_MAX_BYTES,
+    escapeWasm: JSON_ESCAPE_WASM_BASE64,
+    wasmMax: Math.min(sizes.wasmEscapeMaxBytes ?? WASM_ESCAPE_MAX_BYTES, WASM_ESCAPE_MAX_BYTES),
     cacheBytes: sizes.bodyCacheBytes ?? BODY_CACHE_BYTES,
   };
   const lanes: Lane[] = [];
