@@ -18,7 +18,8 @@ export const JSON_ESCAPE_WASM_BASE64 =
 export const WASM_ESCAPE_MAX_BYTES = 8 * 1024 * 1024;
 
 /**
- * Plain-JS source of `createWasmEscaper(base64)` → `{ input(n), escape(n) }`: `input(n)` is a view
+ * Plain-JS source of `createWasmEscaper(base64)` → `{ input(n), escape(n) }` (and of
+ * `tryCreateWasmEscaper`, null instead of throwing where WebAssembly is unavailable): `input(n)` is a view
  * of n bytes inside the module's memory to fill with the text (decode straight into it);
  * `escape(n)` escapes those n bytes and returns a view of the result. Views live until the next
  * call. Throws for n > WASM_ESCAPE_MAX_BYTES.
@@ -49,6 +50,14 @@ function createWasmEscaper(base64) {
     },
   };
 }
+// null where WebAssembly is unavailable (node --jitless): the caller escapes in JavaScript.
+function tryCreateWasmEscaper(base64) {
+  try {
+    return createWasmEscaper(base64);
+  } catch {
+    return null;
+  }
+}
 `;
 
 /** The escaper of WASM_ESCAPE_SOURCE (the type of what it returns). */
@@ -57,5 +66,11 @@ export interface WasmEscaper {
   escape(n: number): Uint8Array;
 }
 
-/** A new escaper instance (its own memory) for this thread. */
-export const createWasmEscaper = new Function(`${WASM_ESCAPE_SOURCE}; return createWasmEscaper;`)() as (base64: string) => WasmEscaper;
+const compiled = new Function(`${WASM_ESCAPE_SOURCE}; return { createWasmEscaper, tryCreateWasmEscaper };`)() as {
+  createWasmEscaper: (base64: string) => WasmEscaper;
+  tryCreateWasmEscaper: (base64: string) => WasmEscaper | null;
+};
+/** A new escaper instance (its own memory) for this thread; throws where WebAssembly is unavailable. */
+export const createWasmEscaper = compiled.createWasmEscaper;
+/** createWasmEscaper, or null where WebAssembly is unavailable (`node --jitless`). */
+export const tryCreateWasmEscaper = compiled.tryCreateWasmEscaper;

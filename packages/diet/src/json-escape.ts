@@ -9,10 +9,10 @@
  * worker threads (inline scripts) run the very same code that the tests check here.
  */
 import { isUtf8 } from "node:buffer";
-import { JSON_ESCAPE_WASM_BASE64, WASM_ESCAPE_MAX_BYTES, createWasmEscaper, type WasmEscaper } from "./json-escape-wasm.js";
+import { JSON_ESCAPE_WASM_BASE64, WASM_ESCAPE_MAX_BYTES, tryCreateWasmEscaper, type WasmEscaper } from "./json-escape-wasm.js";
 
-/** This thread's WebAssembly escaper (escapeJsonBytes), made on first use. */
-let wasm: WasmEscaper | undefined;
+/** This thread's WebAssembly escaper (escapeJsonBytes), made on first use; null without WebAssembly. */
+let wasm: WasmEscaper | null | undefined;
 
 /** Plain-JS source of `jsonEscapedLength(src, from, to)` and `jsonEscapeInto(src, from, to, dst, at)`. */
 export const JSON_ESCAPE_SOURCE = `
@@ -116,8 +116,8 @@ export const jsonEscapeInto: IntoFn = compiled.jsonEscapeInto;
  */
 export function escapeJsonBytes(body: Uint8Array): Buffer {
   if (!isUtf8(body)) return Buffer.from(JSON.stringify(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8")), "utf8");
-  if (body.length <= WASM_ESCAPE_MAX_BYTES) {
-    wasm ??= createWasmEscaper(JSON_ESCAPE_WASM_BASE64);
+  if (wasm === undefined) wasm = tryCreateWasmEscaper(JSON_ESCAPE_WASM_BASE64);
+  if (wasm !== null && body.length <= WASM_ESCAPE_MAX_BYTES) {
     wasm.input(body.length).set(body);
     return Buffer.from(wasm.escape(body.length));
   }

@@ -1,4 +1,6 @@
 import * as fs from "node:fs";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { layoutOf } from "@hankweave-journal/core";
 import { sha256Hex } from "@hankweave-journal/cas";
@@ -84,6 +86,34 @@ describe("restore fast path (worker threads)", () => {
       expect(fs.readFileSync(layoutOf(exec).journal).equals(original)).toBe(true);
       expect(stats.fastFrames > 0).toBe(workers > 0);
     }
+  });
+
+  it("without WebAssembly (node --jitless) both paths escape in JavaScript: same bytes, no fallback", async () => {
+    const original = finishedJournal(bodiesFor(12), "RunCompleted", 40);
+    const execs: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const exec = await dietBytes(original, { frameTargetBytes: 5000 });
+      made.push(exec);
+      execs.push(exec);
+    }
+    const script = `
+      import { restoreJournal } from ${JSON.stringify(fileURLToPath(new URL("./restore.ts", import.meta.url)))};
+      const out = [typeof WebAssembly];
+      for (const [exec, workers] of ${JSON.stringify(execs.map((e, i) => [e, i === 0 ? 1 : 0]))}) {
+        const stats = {};
+        const r = await restoreJournal(exec, { workers, stats });
+        out.push({ sha: r.originalSha256, workers, fastFrames: stats.fastFrames ?? 0, fallback: stats.fallbackReason ?? null });
+      }
+      console.log(JSON.stringify(out));
+    `;
+    const r = spawnSync(process.execPath, ["--jitless", "--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8", timeout: 120_000 });
+    expect(r.status, r.stderr).toBe(0);
+    const [wasmType, withWorker, inThread] = JSON.parse(r.stdout.trim().split("\n").pop()!);
+    expect(wasmType).toBe("undefined");
+    expect(withWorker).toMatchObject({ sha: sha256Hex(original), workers: 1, fallback: null });
+    expect(withWorker.fastFrames).toBeGreaterThan(0);
+    expect(inThread).toMatchObject({ sha: sha256Hex(original), workers: 0 });
+    for (const exec of execs) expect(fs.readFileSync(layoutOf(exec).journal).equals(original)).toBe(true);
   });
 
   it("hands a frame whose body is corrupt, and all after it, to the in-thread path, which throws the stable code", async () => {

@@ -91,7 +91,9 @@ const zstd = require(w.lib);
 const dctx = new zstd.DCtx();
 ${JSON_ESCAPE_SOURCE}
 ${WASM_ESCAPE_SOURCE}
-const wasmEscaper = createWasmEscaper(w.escapeWasm);
+// Without WebAssembly (node --jitless) every body goes to the JavaScript escaper.
+const wasmEscaper = tryCreateWasmEscaper(w.escapeWasm);
+const wasmMax = wasmEscaper === null ? -1 : w.wasmMax;
 const POINTER_RE = new RegExp(w.pointerRe, "g");
 const SHA_RE = /^[0-9a-f]{64}$/;
 const FALLBACK = new Error("fallback");
@@ -213,7 +215,7 @@ function body(sha, bytes) {
   }
   // Bodies up to w.wasmMax are decoded straight into the WebAssembly escaper's memory and escaped
   // there (SIMD); larger ones by the JavaScript escaper.
-  const inWasm = bytes <= w.wasmMax;
+  const inWasm = bytes <= wasmMax;
   const view = inWasm ? wasmEscaper.input(bytes) : bodyOut.ensure(bytes).subarray(0, bytes);
   decode(view, src.subarray(0, size), bytes, "body decode");
   if (createHash("sha256").update(view).digest("hex") !== sha) throw fallback("body hash");
