@@ -1,11 +1,12 @@
 /**
  * The restore's fast path: worker threads rebuild the original bytes of our seekable pointer
- * journal frame by frame (frame k on worker k mod N), while the calling thread only hashes and
+ * journal frame by frame (blocks of RESTORE_BLOCK_FRAMES frames in turn), while the calling thread only hashes and
  * writes. Each worker reads its frames with `pread` into a reused buffer and decodes them with
  * libzstd (`zstd-napi`'s `ZSTD_decompressDCtx`, into exactly the indexed size; a frame without
  * rewritten lines straight into an output buffer), reads and verifies the CAS bodies of the
- * rewritten lines (SHA-256, decode of exactly the pointer's size) and escapes them with the
- * byte-level escaper, then copies the finished bytes into one of a few output buffers that it
+ * rewritten lines (SHA-256, decode of exactly the pointer's size, straight into the memory of the
+ * WebAssembly escaper) and escapes them there (the byte-level JavaScript escaper above 8 MiB or
+ * without WebAssembly), then copies the finished bytes into one of a few output buffers that it
  * transfers to the caller (no copy), which transfers each back once it was hashed and written.
  * (Not a SharedArrayBuffer ring: V8 copies into shared memory with a relaxed-atomic memmove,
  * measured at ~0.7 s of CPU per GB against ~0.1 s for a plain copy.)
