@@ -4,7 +4,7 @@ export { nativeModule } from "./native-module.js";
 export {
   layoutOf, joinPath, isSha256Hex,
   HANKWEAVE_DIR, EVENTS_DIR, JOURNAL_FILE, SIDECAR_FILE, DIETED_JOURNAL_FILE, MANIFEST_FILE, CAS_DIR,
-  STATE_FILE, LOCK_FILE, EXECUTION_META_FILE, INDEX_FILE, TORN_PREFIX,
+  STATE_FILE, LOCK_FILE, LOCK_TMP_PREFIX, EXECUTION_META_FILE, INDEX_FILE, TORN_PREFIX,
 } from "./layout.js";
 export type { ExecLayout } from "./layout.js";
 export {

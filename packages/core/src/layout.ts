@@ -22,6 +22,8 @@ export const MANIFEST_FILE = "journal.meta.json";
 export const CAS_DIR = "cas";
 export const STATE_FILE = "state.json";
 export const LOCK_FILE = "runtime.lock";
+/** Name prefix of a lock claimant's temp file (`runtime.lock.tmp-<lockId>`). */
+export const LOCK_TMP_PREFIX = `${LOCK_FILE}.tmp-`;
 export const EXECUTION_META_FILE = "execution-meta.json";
 export const INDEX_FILE = "journal.index.sqlite";
 /** Prefix of quarantined torn fragments: `events.jsonl.torn-<byteOffset>`. */
@@ -61,7 +63,8 @@ export interface ExecLayout {
   readonly stateBak: string;
   readonly stateTmp: string;
   readonly lock: string;
-  readonly lockTmp: string;
+  /** `runtime.lock.tmp-<lockId>`: the temp a claimant writes before renaming it over runtime.lock. */
+  lockTmpFor(lockId: string): string;
   readonly executionMeta: string;
   readonly index: string;
   readonly indexTmp: string;
@@ -108,7 +111,7 @@ export function layoutOf(exec: string): ExecLayout {
     stateBak: joinPath(hankweave, `${STATE_FILE}.bak`),
     stateTmp: joinPath(hankweave, `${STATE_FILE}.tmp`),
     lock: joinPath(hankweave, LOCK_FILE),
-    lockTmp: joinPath(hankweave, `${LOCK_FILE}.tmp`),
+    lockTmpFor: (lockId: string) => joinPath(hankweave, `${LOCK_TMP_PREFIX}${lockId}`),
     executionMeta: joinPath(hankweave, EXECUTION_META_FILE),
     index: joinPath(hankweave, INDEX_FILE),
     indexTmp: joinPath(hankweave, `${INDEX_FILE}.tmp`),

@@ -103,19 +103,19 @@ describe("runtime.lock", () => {
       const exec = freshExec();
       const l = layoutOf(exec);
       const old = (Date.now() - LOCK_STALE_AFTER_MS - 60_000) / 1000;
-      writeFileSync(`${l.lockTmp}-dead-1`, "{");
-      utimesSync(`${l.lockTmp}-dead-1`, old, old);
-      writeFileSync(`${l.lockTmp}-racing`, "{");
-      mkdirSync(`${l.lockTmp}-a-directory`);
-      utimesSync(`${l.lockTmp}-a-directory`, old, old);
+      writeFileSync(l.lockTmpFor("dead-1"), "{");
+      utimesSync(l.lockTmpFor("dead-1"), old, old);
+      writeFileSync(l.lockTmpFor("racing"), "{");
+      mkdirSync(l.lockTmpFor("a-directory"));
+      utimesSync(l.lockTmpFor("a-directory"), old, old);
       writeFileSync(`${l.hankweave}/runtime.lock.tmpx-not-a-temp`, "x");
       utimesSync(`${l.hankweave}/runtime.lock.tmpx-not-a-temp`, old, old);
       const lock = await claim(exec);
       const names = readdirSync(l.hankweave).sort();
       expect(names).toEqual(["runtime.lock", "runtime.lock.tmp-a-directory", "runtime.lock.tmp-racing", "runtime.lock.tmpx-not-a-temp"]);
       // Our own temp is never swept, however old (a heartbeat may be writing it).
-      writeFileSync(`${l.lockTmp}-${lock.lockId}`, "{");
-      utimesSync(`${l.lockTmp}-${lock.lockId}`, old, old);
+      writeFileSync(l.lockTmpFor(lock.lockId), "{");
+      utimesSync(l.lockTmpFor(lock.lockId), old, old);
       expect(await sweepStaleLockTemps(exec, lock.lockId)).toEqual([]);
       await lock.release();
     }

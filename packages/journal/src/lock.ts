@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import * as fsp from "node:fs/promises";
-import { JournalError, layoutOf } from "@hankweave-journal/core";
+import { JournalError, LOCK_TMP_PREFIX, joinPath, layoutOf } from "@hankweave-journal/core";
 import { fsyncDir, ioError, statOrUndefined } from "./fs-checks.js";
 
 export const LOCK_HEARTBEAT_MS = 30_000;
@@ -130,7 +130,7 @@ function serializeLock(info: LockInfo): string {
 async function writeLockAtomically(exec: string, info: LockInfo): Promise<void> {
   const l = layoutOf(exec);
   // A tmp name unique to this lockId so two claimants never write the same temp file.
-  const tmp = `${l.lockTmp}-${info.lockId}`;
+  const tmp = l.lockTmpFor(info.lockId as string);
   try {
     // fsync before rename: a crash must never leave an empty lock (offline tools would refuse it forever).
     const fh = await fsp.open(tmp, "w");
@@ -159,7 +159,7 @@ async function writeLockAtomically(exec: string, info: LockInfo): Promise<void> 
  */
 export async function sweepStaleLockTemps(exec: string, ownLockId: string): Promise<string[]> {
   const l = layoutOf(exec);
-  const prefix = `${l.lockTmp.slice(l.hankweave.length + 1)}-`;
+  const own = l.lockTmpFor(ownLockId);
   const removed: string[] = [];
   let names: string[];
   try {
@@ -168,8 +168,9 @@ export async function sweepStaleLockTemps(exec: string, ownLockId: string): Prom
     return removed;
   }
   for (const name of names) {
-    if (!name.startsWith(prefix) || name === `${prefix}${ownLockId}`) continue;
-    const path = `${l.hankweave}/${name}`;
+    if (!name.startsWith(LOCK_TMP_PREFIX)) continue;
+    const path = joinPath(l.hankweave, name);
+    if (path === own) continue;
     try {
       const st = await fsp.lstat(path);
       // The wall clock, not an injected one: mtimes are the file system's.
