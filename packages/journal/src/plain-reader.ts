@@ -309,16 +309,14 @@ class PlainReader implements JournalReader {
 
   async getLine(line: number): Promise<JournalRecord | null> {
     if (!Number.isSafeInteger(line) || line < 0) throw new RangeError(`line must be a non-negative integer, got ${line}`);
-    await this.validateAnchors();
-    // The lines before it cost a newline search and this call each (no view, no object): a
-    // RawLine per line made a read of the middle of 1 GB take ~0.5 s, ~3× awk.
+    // Through visitLines: the lines before it cost a newline search each (no view, no object);
+    // a RawLine per line made a read of the middle of 1 GB take ~0.5 s, ~3× awk.
     let found: RawLine | null = null;
     const visit: LineVisitor<never> = (buf, start, end, l, offset, terminated) => {
-      if (l % ANCHOR_EVERY_LINES === 0 && terminated) this.addAnchor(l, offset);
-      if (l === line) found = { line: l, offset, bytes: Buffer.from(buf.subarray(start, end)), terminated };
+      found = { line: l, offset, bytes: Buffer.from(buf.subarray(start, end)), terminated };
       return undefined;
     };
-    for await (const _ of visitLineChunks(this.fh, visit, this.bestAnchor(line))) if (found !== null) break;
+    for await (const _ of this.visitLines(visit, { fromLine: line, toLine: line })) if (found !== null) break;
     const raw = found as RawLine | null;
     if (raw !== null) {
       if (!raw.terminated || isBlankLine(raw.bytes)) return null;
