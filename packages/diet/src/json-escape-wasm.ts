@@ -26,8 +26,7 @@ export const WASM_ESCAPE_MAX_BYTES = 8 * 1024 * 1024;
  */
 export const WASM_ESCAPE_SOURCE = `
 function createWasmEscaper(base64) {
-  const bytes = typeof Buffer === "function" ? Buffer.from(base64, "base64") : Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
-  const exports = new WebAssembly.Instance(new WebAssembly.Module(bytes), {}).exports;
+  const exports = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(base64, "base64")), {}).exports;
   const mem = exports.mem;
   const esc = exports.esc;
   const SRC = 1024;
