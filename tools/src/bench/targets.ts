@@ -33,24 +33,22 @@ export function evaluateTargets(rows: BenchRow[]): TargetVerdict[] {
     const get = (op: string, contender: string): BenchRow | undefined =>
       rows.find((r) => r.sizeBytes === size && r.op === op && r.contender === contender && r.status === "ok");
     const has = (op: string): boolean => rows.some((r) => r.sizeBytes === size && r.op === op);
-    const speed = (op: string, ours: string, base: string, min: number, label: string): void => {
-      if (!has(op)) return;
+    /** Baseline time ÷ ours, or null when either did not run. */
+    const ratioOf = (op: string, ours: string, base: string): number | null => {
       const a = get(op, ours);
       const b = get(op, base);
-      if (!a || !b || a.medianMs === null || b.medianMs === null) {
-        out.push({ sizeBytes: size, op, target: label, met: null, actual: "n/a" });
-        return;
-      }
-      const ratio = b.medianMs / a.medianMs;
-      out.push({ sizeBytes: size, op, target: label, met: ratio >= min, actual: `${fmt(ratio)}×` });
+      return a && b && a.medianMs !== null && b.medianMs !== null ? b.medianMs / a.medianMs : null;
+    };
+    const speed = (op: string, ours: string, base: string, min: number, label: string): void => {
+      if (!has(op)) return;
+      const ratio = ratioOf(op, ours, base);
+      out.push({ sizeBytes: size, op, target: label, met: ratio === null ? null : ratio >= min, actual: ratio === null ? "n/a" : `${fmt(ratio)}×` });
     };
     // The ratio to a baseline that no issue sets a target against (shown, never met or not met).
     const report = (op: string, ours: string, base: string, label: string): void => {
       if (!has(op)) return;
-      const a = get(op, ours);
-      const b = get(op, base);
-      const actual = a && b && a.medianMs !== null && b.medianMs !== null ? `${fmt(b.medianMs / a.medianMs)}×` : "n/a";
-      out.push({ sizeBytes: size, op, target: label, met: null, actual, reportOnly: true });
+      const ratio = ratioOf(op, ours, base);
+      out.push({ sizeBytes: size, op, target: label, met: null, actual: ratio === null ? "n/a" : `${fmt(ratio)}×`, reportOnly: true });
     };
     const rss = (op: string, ours: string, maxMB: number): void => {
       if (!has(op)) return;
