@@ -5,6 +5,7 @@
 import * as fsp from "node:fs/promises";
 import * as path from "node:path";
 import { JournalError, type TokenUsage } from "@hankweave-journal/core";
+import { checkOutputPath } from "@hankweave-journal/journal";
 import { AUDIT_CODES, type AuditCodeInfo } from "./audit-codes.js";
 import type { AttemptOutcome, RunSummary } from "./audit-types.js";
 import { collectReportData, type ReportData } from "./report-data.js";
@@ -122,6 +123,9 @@ export interface ReportResult {
  * @example await writeReport("/runs/x", "/tmp/report.html") // {path, bytes, runs, attempts, findings}
  */
 export async function writeReport(exec: string, outPath: string): Promise<ReportResult> {
+  // Never over a journal, a state file or a device (a path spelled "-" is a file here: the CLI maps it to stdout).
+  const target = await checkOutputPath(path.resolve(outPath), "/");
+  if (target.kind === "file") outPath = target.path;
   const data = await collectReportData(exec);
   const html = renderReportHtml(data);
   const tmp = `${outPath}.tmp-${process.pid}`;

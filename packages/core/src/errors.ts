@@ -63,6 +63,7 @@ export const ERROR_CODES = {
   JOURNAL_NOT_FOUND: "neither events.jsonl nor a dieted pair exists",
   NOT_A_REGULAR_FILE: "a path where a regular file is expected is a directory, FIFO, socket or device",
   IO_ERROR: "an operating-system error while reading or writing",
+  OUTPUT_IN_EXECUTION: "an output path (-o) names or resolves to a file inside an execution's .hankweave/ directory: refused, it could overwrite a journal or state",
   NATIVE_MODULE_UNAVAILABLE: "a native module (better-sqlite3, zstd-napi, @mongodb-js/zstd) did not load: not built, or built for another Node.js",
   // --- journal content
   EMPTY_JOURNAL: "the journal file is empty",

@@ -24,3 +24,5 @@ export {
   journalPresence, journalPresenceSync, openRegularForRead, openRegularSync, assertRegularFile, fsyncDir, ioError, notRegular,
 } from "./fs-checks.js";
 export type { JournalPresence } from "./fs-checks.js";
+export { checkOutputPath, isInsideHankweave, STDOUT_PATH } from "./output-path.js";
+export type { OutputTarget } from "./output-path.js";

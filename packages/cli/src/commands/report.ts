@@ -3,7 +3,8 @@
  */
 import * as path from "node:path";
 import { JournalError } from "@hankweave-journal/core";
-import { writeReport } from "@hankweave-journal/audit";
+import { collectReportData, renderReportHtml, writeReport } from "@hankweave-journal/audit";
+import { checkOutputPath } from "@hankweave-journal/journal";
 import { parseCommandArgs } from "../args.js";
 import type { Command } from "../io.js";
 
@@ -20,7 +21,9 @@ per run, a timeline of codon attempts as bars coloured by outcome (completed, fa
 running, crashed; loop iterations labelled name#n, retries "attempt n"), the cumulative cost over
 time, token totals, and the audit findings with their line numbers. The journal is only read.
 
-  -o, --out FILE   where to write the page (required)
+  -o, --out FILE   where to write the page (required; - for stdout). Refused with OUTPUT_IN_EXECUTION
+                   inside any execution's .hankweave/, with NOT_A_REGULAR_FILE onto a directory,
+                   device or FIFO (symlinks are resolved first)
   --json           print {path, bytes, runs, attempts, findings}
 
 Exit codes: 0 written, 1 failure, 2 usage.`;
@@ -35,8 +38,13 @@ export const reportCommand: Command<ReportArgs> = {
     return { exec: p.positionals[0], out: p.values.out, json: p.values.json === true };
   },
   async run(args, io) {
-    const out = path.resolve(io.cwd, args.out);
-    const r = await writeReport(args.exec, out);
+    const target = await checkOutputPath(args.out, io.cwd);
+    if (target.kind === "stdout") {
+      if (args.json) throw new JournalError("USAGE", "-o - and --json both write stdout");
+      await io.stdout(renderReportHtml(await collectReportData(args.exec)));
+      return 0;
+    }
+    const r = await writeReport(args.exec, target.path);
     if (args.json) await io.stdout(JSON.stringify(r) + "\n");
     else await io.stdout(`report: ${r.runs} run(s), ${r.attempts} codon attempts, ${r.findings} findings, ${r.bytes} bytes → ${r.path}\n`);
     return 0;
