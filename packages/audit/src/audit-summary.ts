@@ -4,6 +4,7 @@
 import type { TokenUsage } from "@hankweave-journal/core";
 import { streamAudit, type AuditEnd, type AuditFilter } from "./audit-run.js";
 import type { AttemptOutcome } from "./audit-types.js";
+import { countOutcomes, formatOutcomes, tokenTotal } from "./outcomes.js";
 
 /** One run in a summary. */
 export interface RunLine {
@@ -15,7 +16,7 @@ export interface RunLine {
   tokens: TokenUsage;
 }
 
-/** The summary object (`--json` friendly; keys stable). */
+/** The summary object (`--json` friendly; keys stable). Runs oldest first, outcomes by `outcomes.ts`. */
 export interface AuditSummary {
   exec: string;
   kind: "plain" | "dieted";
@@ -31,8 +32,7 @@ export interface AuditSummary {
 /** Reduce an audit end to its summary. Pure. */
 export function summarizeAudit(end: AuditEnd): AuditSummary {
   const runs = end.runs.map((r) => {
-    const outcomes: Record<AttemptOutcome, number> = { completed: 0, failed: 0, skipped: 0, running: 0, crashed: 0 };
-    for (const a of r.attempts) outcomes[a.outcome] += 1;
+    const outcomes = countOutcomes(r.attempts.map((a) => a.outcome));
     return { run: r.run, status: r.status, attempts: r.attempts.length, outcomes, cost: r.cost, tokens: r.tokens };
   });
   let totalCost = 0;
@@ -65,9 +65,7 @@ export function formatAuditSummary(s: AuditSummary): string {
       `${s.findings.error} errors, ${s.findings.warning} warnings, ${s.findings.info} info; total cost ${formatUsd(s.totalCost)}`,
   ];
   for (const r of s.runs) {
-    const outcomes = Object.entries(r.outcomes).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(", ");
-    const tokens = r.tokens.inputTokens + r.tokens.outputTokens + r.tokens.cacheCreationTokens + r.tokens.cacheReadTokens;
-    lines.push(`  run ${r.run} ${r.status}: ${r.attempts} codon attempts (${outcomes || "none"}), cost ${formatUsd(r.cost)}, ${tokens} tokens`);
+    lines.push(`  run ${r.run} ${r.status}: ${r.attempts} codon attempts (${formatOutcomes(r.outcomes)}), cost ${formatUsd(r.cost)}, ${tokenTotal(r.tokens)} tokens`);
   }
   const codes = Object.entries(s.byCode);
   if (codes.length > 0) lines.push(`  findings: ${codes.map(([c, n]) => `${c}×${n}`).join(", ")}`);

@@ -79,6 +79,8 @@ export interface CodonAttempt {
   tokens: TokenUsage;
   loop: LoopContext | null;
   failureReason: string | null;
+  /** Why a failed, crashed or skipped attempt did not complete (`reasonOf`), else null. */
+  reason: string | null;
 }
 
 /** One run with its attempts. */

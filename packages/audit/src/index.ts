@@ -28,3 +28,11 @@ export type { ReportResult } from "./report-html.js";
 export { attemptLabel, OUTCOME_COLORS } from "./report-svg.js";
 export { verifyExecution } from "./verify.js";
 export type { VerifyReport, VerifyCheck } from "./verify.js";
+export {
+  OUTCOME_ORDER, CRASH_MESSAGE, isCrashRecord, outcomeOf, zeroOutcomes, countOutcomes, formatOutcomes, runsOldestFirst, runOutcomes,
+  tokenTotal, reasonOf,
+} from "./outcomes.js";
+export type { OutcomeCounts } from "./outcomes.js";
+export { summaryOf, summarizeExecution, groupAttempts, baseCodonId } from "./summary.js";
+export type { ExecutionSummary, SummaryRun, SummaryAttempt, SummaryGroup } from "./summary.js";
+export { formatSummary, printable } from "./summary-text.js";

@@ -4,7 +4,8 @@
  */
 import { codonCost, type HankweaveState } from "@hankweave-journal/core";
 import type { AttemptOutcome, CodonAttempt, RunSummary } from "./audit-types.js";
-import { addTokens, isTerminalStatus, recordTokens, zeroTokenUsage } from "./fold-helpers.js";
+import { addTokens, recordTokens, zeroTokenUsage } from "./fold-helpers.js";
+import { outcomeOf, reasonOf } from "./outcomes.js";
 import type { RunLines } from "./run-lines.js";
 
 function failureText(record: Record<string, unknown>): string | null {
@@ -16,7 +17,7 @@ function failureText(record: Record<string, unknown>): string | null {
 
 /**
  * Every run of `state` in chronological order (oldest first), each with its attempts in array
- * order. `attempt` counts records of the same codonId within the run from 1.
+ * order; outcomes and reasons by the one rule of `outcomes.ts`. `attempt` counts records of the same codonId within the run from 1.
  * @example summarizeRuns(fold.state, fold.lines)[0].attempts.map((a) => `${a.codon} ${a.outcome}`)
  */
 export function summarizeRuns(state: HankweaveState, lines: RunLines): RunSummary[] {
@@ -33,8 +34,7 @@ export function summarizeRuns(state: HankweaveState, lines: RunLines): RunSummar
       seen.set(rec.codonId, attempt);
       const recLines = entry?.records[index];
       const raw = rec as unknown as Record<string, unknown>;
-      let outcome: AttemptOutcome = isTerminalStatus(rec.status) ? (rec.status as AttemptOutcome) : "running";
-      if (recLines?.crashed) outcome = "crashed";
+      const outcome: AttemptOutcome = outcomeOf(rec, recLines?.crashed === true);
       const c = codonCost(rec);
       cost += c;
       const t = recordTokens(rec);
@@ -54,6 +54,7 @@ export function summarizeRuns(state: HankweaveState, lines: RunLines): RunSummar
         tokens: t,
         loop: rec.loopContext ?? null,
         failureReason: failureText(raw),
+        reason: reasonOf(rec, outcome),
       });
     });
     out.push({

@@ -16,6 +16,7 @@ import { reportCommand } from "./commands/report.js";
 import { verifyCommand } from "./commands/verify.js";
 import { dietCommand } from "./commands/diet.js";
 import { restoreCommand } from "./commands/restore.js";
+import { summaryCommand } from "./commands/summary.js";
 
 export const COMMANDS: Command<any>[] = [
   rebuildCommand, stateCommand, diffCommand,
@@ -24,6 +25,7 @@ export const COMMANDS: Command<any>[] = [
   repairCommand,
   auditCommand, indexCommand, queryCommand, reportCommand, verifyCommand,
   dietCommand, restoreCommand,
+  summaryCommand,
 ];
 
 /** Spellings of the reference runtime accepted as aliases: `--diet-journal <exec>` → `diet <exec>`. */
