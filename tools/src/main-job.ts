@@ -5,7 +5,7 @@
  * 1. read the journal and print its statistics;
  * 2. rebuild the state from the journal and show it next to what the saved state.json says;
  * 3. diet a copy of the execution, show the sizes, restore it and check the SHA-256;
- * 4. audit it in line order and write the HTML report, printing its path.
+ * 4. audit it in line order, summarize what happened, and write the HTML report, printing its path.
  *
  * It never modifies the bundled fixture: steps that write work on a copy in a temp directory.
  * Exit 0 when every step agrees, 1 otherwise.
@@ -17,7 +17,9 @@ import { fileURLToPath } from "node:url";
 import { codonCost, layoutOf, type HankweaveState } from "@hankweave-journal/core";
 import { foldExecution, savedStateOf } from "@hankweave-journal/state";
 import { applyDiet, restoreJournal, hashFile } from "@hankweave-journal/diet";
-import { auditExecution, formatAuditSummary, summarizeAudit, writeReport } from "@hankweave-journal/audit";
+import {
+  auditExecution, formatAuditSummary, formatOutcomes, formatSummary, runOutcomes, runsOldestFirst, summarizeAudit, summaryOf, writeReport,
+} from "@hankweave-journal/audit";
 import { processIO, runCli } from "@hankweave-journal/cli";
 
 const ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
@@ -35,17 +37,16 @@ interface RunLine {
   cost: number;
 }
 
-/** One line per run: status, codon attempts by outcome, cost (runtime-faithful codon costs). */
+/**
+ * One line per run, oldest first: status, codon attempts by outcome, cost (runtime-faithful codon
+ * costs). Outcomes and order by the audit package's one definition (`outcomes.ts`), so this step,
+ * the audit step and the summary call a crashed codon "crashed" alike.
+ */
 function runLines(state: HankweaveState): RunLine[] {
-  return state.runs.map((run) => {
-    const byStatus = new Map<string, number>();
+  return runsOldestFirst(state.runs).map((run) => {
     let cost = 0;
-    for (const c of run.codons) {
-      byStatus.set(c.status, (byStatus.get(c.status) ?? 0) + 1);
-      cost += codonCost(c);
-    }
-    const outcomes = [...byStatus].map(([s, n]) => `${n} ${s}`).join(", ");
-    return { runId: run.runId, status: run.status, codons: run.codons.length, outcomes, cost };
+    for (const c of run.codons) cost += codonCost(c);
+    return { runId: run.runId, status: run.status, codons: run.codons.length, outcomes: formatOutcomes(runOutcomes(run)), cost };
   });
 }
 
@@ -120,6 +121,8 @@ async function main(): Promise<number> {
   heading("4. audit by line order, and the report");
   const audit = await auditExecution(FIXTURE, {});
   process.stdout.write(formatAuditSummary(summarizeAudit(audit)) + "\n");
+  process.stdout.write("\nwhat happened (hankweave-journal summary):\n");
+  process.stdout.write(formatSummary(summaryOf(audit)));
   mkdirSync(join(ROOT, "out"), { recursive: true });
   const reportPath = join(ROOT, "out", "main-job-report.html");
   const report = await writeReport(FIXTURE, reportPath);

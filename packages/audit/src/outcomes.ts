@@ -90,7 +90,9 @@ export function reasonOf(record: CodonExecution | Record<string, unknown>, outco
   const r = record as Record<string, unknown>;
   if (outcome === "skipped") {
     const during = typeof r.skippedDuring === "string" ? r.skippedDuring : "?";
-    return `skipped during ${during}`;
+    const partial = typeof r.partialCost === "number" && r.partialCost > 0 ? r.partialCost : 0;
+    // The runtime's cost rule counts a skipped codon as 0 whatever it spent before the skip.
+    return partial > 0 ? `skipped during ${during} (its partial cost $${partial.toFixed(4)} is not counted: a skipped codon costs 0)` : `skipped during ${during}`;
   }
   if (outcome !== "failed" && outcome !== "crashed") return null;
   const why = r.failureReason as Record<string, unknown> | undefined;

@@ -6,7 +6,7 @@ const zero = { inputTokens: 0, outputTokens: 0, cacheCreationTokens: 0, cacheRea
 function attempt(over: Partial<CodonAttempt>): CodonAttempt {
   return {
     run: "r", codon: "c", attempt: 1, index: 0, status: "completed", outcome: "completed", startLine: 1, endLine: 9,
-    startTime: "2026-03-05T12:00:00.000Z", endTime: "2026-03-05T12:01:00.000Z", cost: 0.5, tokens: zero, loop: null, failureReason: null, ...over,
+    startTime: "2026-03-05T12:00:00.000Z", endTime: "2026-03-05T12:01:00.000Z", cost: 0.5, tokens: zero, loop: null, failureReason: null, reason: null, ...over,
   };
 }
 

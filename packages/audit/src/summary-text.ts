@@ -39,7 +39,7 @@ function runText(r: SummaryRun, n: number): string[] {
     if (g.retries > 0) extra.push(`${g.retries} ${g.retries === 1 ? "retry" : "retries"}`);
     const what = members.length === 1 ? members[0].outcome : formatOutcomes(g.outcomes);
     const time = members.length === 1 ? dur(members[0].durationMs) : formatDuration(g.durationMs);
-    out.push(`    ${printable(g.label).padEnd(width)}  ${what.padEnd(12)}  ${time.padStart(8)}  ${formatUsd(g.cost)}${extra.length ? `  (${extra.join(", ")})` : ""}`);
+    out.push(`    ${printable(g.label).padEnd(width)}  ${what.padEnd(22)}  ${time.padStart(8)}  ${formatUsd(g.cost)}${extra.length ? `  (${extra.join(", ")})` : ""}`);
     for (const a of members) if (a.reason !== null) out.push(problemLine(a));
   }
   return out;
