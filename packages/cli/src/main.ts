@@ -6,6 +6,8 @@ import { isJournalError } from "@hankweave-journal/core";
 import { COMMANDS, FLAG_ALIASES } from "./commands.js";
 import type { CliIO } from "./io.js";
 import { startProgress } from "./progress.js";
+import { escapeTerminal } from "./terminal-text.js";
+import { stdoutFailure } from "./stdout-failure.js";
 import { resolve as resolvePath } from "node:path";
 
 export const USAGE_TEXT = (): string =>
@@ -23,8 +25,12 @@ export const USAGE_TEXT = (): string =>
 export async function runCli(argv: string[], io: CliIO): Promise<number> {
   const [first, ...rest] = argv;
   if (first === undefined || first === "--help" || first === "-h" || first === "help") {
-    (first === undefined ? io.stderr : (s: string) => io.stdout(s))(USAGE_TEXT());
-    return first === undefined ? 2 : 0;
+    if (first === undefined) {
+      io.stderr(`error USAGE: no command given\n\n${USAGE_TEXT()}`);
+      return 2;
+    }
+    await io.stdout(USAGE_TEXT());
+    return 0;
   }
   const name = FLAG_ALIASES[first] ?? first;
   const command = COMMANDS.find((c) => c.name === name);
@@ -52,7 +58,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       if (json) {
         await io.stdout(JSON.stringify({ ok: false, error: e.toJSON() }) + "\n");
       }
-      io.stderr(`error ${e.code}: ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ""}`);
+      io.stderr(`error ${e.code}: ${escapeTerminal(e.message)}\n${e.hint ? `hint: ${escapeTerminal(e.hint)}\n` : ""}`);
       return 1;
     }
     const err = e as Error;
@@ -70,6 +76,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
 export function processIO(): CliIO {
   const controller = new AbortController();
   let epipe = false;
+  const failure = stdoutFailure(process.stdout, controller);
   process.stdout.on("error", (err: NodeJS.ErrnoException) => {
     if (err.code === "EPIPE") {
       epipe = true;
@@ -80,10 +87,11 @@ export function processIO(): CliIO {
   process.on("SIGINT", () => controller.abort());
   return {
     stdout: (chunk) =>
-      new Promise<void>((resolve) => {
+      new Promise<void>((resolve, reject) => {
         if (epipe) return resolve();
+        if (failure.error) return reject(failure.error);
         if (process.stdout.write(chunk)) resolve();
-        else process.stdout.once("drain", () => resolve());
+        else failure.waitDrain(resolve, reject);
       }),
     stderr: (chunk) => {
       process.stderr.write(chunk);
@@ -98,5 +106,13 @@ export function processIO(): CliIO {
 
 /** Process entry: run the CLI with this process's argv and streams, set the exit code. */
 export async function main(): Promise<void> {
-  process.exitCode = await runCli(process.argv.slice(2), processIO());
+  const io = processIO();
+  let code = await runCli(process.argv.slice(2), io);
+  // A stdout error other than EPIPE (a full device) may surface after the last write resolved.
+  const late = await stdoutFailure(process.stdout).settled();
+  if (late && code === 0) {
+    io.stderr(`error ${late.code}: ${late.message}\n`);
+    code = 1;
+  }
+  process.exitCode = code;
 }

@@ -29,7 +29,7 @@ export function runStatusOfLine(bytes: Buffer): LastRunStatus | undefined {
     return undefined;
   }
   const t = (v as { data?: { transition?: { type?: unknown } } })?.data?.transition?.type;
-  return typeof t === "string" ? RUN_STATUS[t] : undefined;
+  return typeof t === "string" && Object.hasOwn(RUN_STATUS, t) ? RUN_STATUS[t] : undefined; // never "constructor" → Object
 }
 
 /** Read `fh` (of `size` bytes) backwards until a run transition is found. */

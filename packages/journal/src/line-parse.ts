@@ -36,7 +36,65 @@ function stringEnd(bytes: Uint8Array, from: number, limit: number): number {
  */
 export function sniffTypeSpan(bytes: Uint8Array): [number, number] | undefined {
   const typeStart = sniffTypeStartAt(bytes, 0, bytes.length);
-  return typeStart < 0 ? undefined : [typeStart, sniffedTypeEnd];
+  if (typeStart < 0) return undefined;
+  const typeEnd = sniffedTypeEnd;
+  return laterTopLevelTypeKey(bytes, typeEnd + 1, bytes.length) ? undefined : [typeStart, typeEnd];
+}
+
+const TYPE_KEY = Buffer.from("type", "latin1");
+
+/**
+ * True when the members of the envelope object from `from` (just past the sniffed type string,
+ * depth 1) to `end` may hold another top-level `type` key: JSON.parse keeps the LAST duplicate,
+ * so a sniffed first `type` would disagree with what `stats`, `index` and every parse count. A
+ * key with an escape (`"\u0074ype"`) counts as possible. A line that runs off `end` unclosed is
+ * not JSON (no parse gives it a type), so that does not count. Strings are
+ * skipped with a native quote search, so a body costs a few calls, not a loop over its bytes.
+ */
+function laterTopLevelTypeKey(bytes: Uint8Array, from: number, end: number): boolean {
+  const b = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let depth = 1;
+  let expectKey = false;
+  let i = from;
+  while (i < end) {
+    const c = b[i];
+    if (c === QUOTE) {
+      if (depth === 1 && expectKey) {
+        // A top-level key: short, compared byte by byte; any escape may spell "type".
+        let j = i + 1;
+        while (j < end && b[j] !== QUOTE) {
+          if (b[j] === BACKSLASH) return true;
+          j++;
+        }
+        if (j >= end) return false;
+        if (j - i - 1 === TYPE_KEY.length && b[i + 1] === 0x74 && b[i + 2] === 0x79 && b[i + 3] === 0x70 && b[i + 4] === 0x65) return true;
+        expectKey = false;
+        i = j + 1;
+        continue;
+      }
+      let j = i + 1;
+      for (;;) {
+        const q = b.indexOf(QUOTE, j);
+        if (q < 0 || q >= end) return false;
+        let k = q - 1;
+        while (k > i && b[k] === BACKSLASH) k--;
+        if ((q - 1 - k) % 2 === 0) {
+          j = q;
+          break;
+        }
+        j = q + 1;
+      }
+      i = j + 1;
+      continue;
+    }
+    if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) {
+      depth--;
+      if (depth === 0) return false;
+    } else if (c === 0x2c && depth === 1) expectKey = true;
+    i++;
+  }
+  return false;
 }
 
 /** The closing quote of the type string found by the latest successful `sniffTypeStartAt`. */
@@ -102,9 +160,10 @@ export function typeSnifferAt(types: Iterable<string>): (bytes: Uint8Array, star
     outer: for (const n of needles) {
       if (n.length !== len) continue;
       for (let i = 0; i < n.length; i++) if (bytes[typeStart + i] !== n[i]) continue outer;
-      return true;
+      return true; // the parse that follows judges the last-wins type (recordOfLine checks it again)
     }
-    return false;
+    // Excluding unparsed needs the type JSON.parse would give: a later duplicate key wins.
+    return laterTopLevelTypeKey(bytes, sniffedTypeEnd + 1, end) ? undefined : false;
   };
 }
 

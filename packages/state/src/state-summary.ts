@@ -19,7 +19,7 @@ export interface StateSummary {
 export function summarizeState(state: HankweaveState): StateSummary {
   return {
     runs: state.runs.map((r) => {
-      const outcomes: Record<string, number> = {};
+      const outcomes: Record<string, number> = Object.create(null) as Record<string, number>; // keyed by journal data
       for (const c of r.codons) outcomes[c.status] = (outcomes[c.status] ?? 0) + 1;
       return { runId: r.runId, status: r.status, codons: r.codons.length, outcomes, cost: totalCost({ ...state, runs: [r] }) };
     }),

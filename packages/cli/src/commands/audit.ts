@@ -7,6 +7,7 @@ import {
   formatUsd, streamAudit, summarizeAudit, type AuditFilter, type AuditFinding, type AuditRow,
 } from "@hankweave-journal/audit";
 import { FILTER_OPTIONS, filterFlags, parseCommandArgs } from "../args.js";
+import { humanIO } from "../terminal-text.js";
 import type { CliIO, Command } from "../io.js";
 
 export interface AuditArgs extends AuditFilter {
@@ -70,6 +71,7 @@ export const auditCommand: Command<AuditArgs> = {
       return end.findings.error > 0 ? 1 : 0;
     }
     const findings: AuditFinding[] = [];
+    io = humanIO(io);
     await io.stdout(`${"line".padStart(7)} ${cell("time", 24)} ${cell("run", 20)} ${cell("codon", 26)} ${cell("transition (from→to)", 36)} ${"codon $".padStart(10)} ${"run $".padStart(10)}\n`);
     const end = await streamAudit(args.exec, filter, { row: (r) => io.stdout(rowText(r)), finding: (f) => void findings.push(f) }, io.signal);
     const s = summarizeAudit(end);

@@ -6,6 +6,7 @@ import { JournalError, type Finding, type JournalEvent, type RawLine } from "@ha
 import { openReader } from "@hankweave-journal/diet";
 import { eventsFromRawLines } from "@hankweave-journal/journal";
 import { FILTER_OPTIONS, filterFlags, intFlag, parseCommandArgs } from "../args.js";
+import { findingLine } from "../finding-lines.js";
 import type { Command } from "../io.js";
 
 export interface CatArgs {
@@ -43,7 +44,7 @@ function refField(e: JournalEvent, key: "runId" | "codonId"): string | undefined
 }
 
 function formatFinding(f: Finding): string {
-  return `warning ${f.code}: ${f.message}\n`;
+  return findingLine(f);
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -80,7 +80,9 @@ Exit codes: 0 dieted (or already dieted, re-verified), 1 refused or failed (noth
       const plan = await planDiet(args.exec, { mode: args.mode, force: args.force });
       if (args.json) await io.stdout(JSON.stringify({ ok: plan.runCheck !== "refused", dryRun: true, plan }) + "\n");
       else await io.stdout(planText(plan));
-      return plan.runCheck === "refused" ? 1 : 0;
+      if (plan.runCheck !== "refused") return 0;
+      io.stderr(`error RUN_NOT_FINISHED: the last run of ${args.exec} is ${plan.lastRun}: diet would refuse (use --force to override)\n`);
+      return 1;
     }
     if (io.stderrIsTTY) io.stderr(`dieting ${args.exec} …\n`);
     const result = await applyDiet(args.exec, { mode: args.mode, force: args.force });

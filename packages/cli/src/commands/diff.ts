@@ -5,6 +5,7 @@
 import path from "node:path";
 import { diffStates, foldExecution, serializeState, type StateDifference } from "@hankweave-journal/state";
 import { parseCommandArgs } from "../args.js";
+import { escapeTerminal } from "../terminal-text.js";
 import type { CliIO, Command } from "../io.js";
 
 export interface DiffArgs {
@@ -70,7 +71,7 @@ export const diffCommand: Command<DiffArgs> = {
           : d.kind === "missing" ? (d.path === "(state.json)" ? `state.json is ${stateFile}` : `only in the fold: ${show(d.expected)}`)
           : d.kind === "extra" ? `only in state.json: ${show(d.actual)}`
           : `key order: fold ${show(d.expected)}  state.json ${show(d.actual)}`;
-        await io.stdout(`${d.path}\t${what}\n`);
+        await io.stdout(`${escapeTerminal(d.path)}\t${escapeTerminal(what)}\n`);
       }
     }
     return differences.length === 0 ? 0 : 1;

@@ -3,6 +3,7 @@
  */
 import { buildIndex, queryIndex } from "@hankweave-journal/audit";
 import { parseCommandArgs } from "../args.js";
+import { escapeTerminal } from "../terminal-text.js";
 import type { Command } from "../io.js";
 
 export interface QueryArgs {
@@ -32,7 +33,7 @@ const MAX_CELL_CHARS = 60;
 function show(v: unknown): string {
   if (v === null || v === undefined) return "NULL";
   const s = typeof v === "string" ? v : Buffer.isBuffer(v) ? `<${v.length} bytes>` : String(v);
-  const one = s.replace(/\s+/g, " ");
+  const one = escapeTerminal(s.replace(/\s+/g, " "));
   return one.length > MAX_CELL_CHARS ? `${one.slice(0, MAX_CELL_CHARS - 1)}…` : one;
 }
 

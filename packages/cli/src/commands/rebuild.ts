@@ -9,6 +9,8 @@ import {
   type ExecutionFold, type FieldSource,
 } from "@hankweave-journal/state";
 import { parseCommandArgs } from "../args.js";
+import { printErrorFindings } from "../finding-lines.js";
+import { escapeTerminalText } from "../terminal-text.js";
 import type { CliIO, Command } from "../io.js";
 
 export interface RebuildArgs {
@@ -87,6 +89,7 @@ export const rebuildCommand: Command<RebuildArgs> = {
     const errors = fold.findings.filter((f) => f.severity === "error").length;
     if (args.mode === "stdout") {
       await io.stdout(serializeState(fold.state));
+      printErrorFindings(io, fold.findings);
       return errors > 0 ? 1 : 0;
     }
     const check = checkSavedState(exec, fold, fold.savedStates);
@@ -103,9 +106,10 @@ export const rebuildCommand: Command<RebuildArgs> = {
         findings: fold.findings, carried: fold.carried, approximated: fold.approximated, summary: summarizeState(fold.state),
       }) + "\n");
     } else {
-      await io.stdout(summaryText(fold, stateFile, differences));
+      await io.stdout(escapeTerminalText(summaryText(fold, stateFile, differences)));
       if (args.mode === "write") io.stderr(written ? `wrote ${exec}/.hankweave/state.json (previous kept as state.json.bak)\n` : "state.json already identical: nothing written\n");
     }
+    printErrorFindings(io, fold.findings);
     return errors > 0 ? 1 : 0;
   },
 };

@@ -5,6 +5,7 @@
  */
 import { applyRepair, claimLockForOfflineTool, planRepair, type RepairPlan } from "@hankweave-journal/journal";
 import { parseCommandArgs } from "../args.js";
+import { escapeTerminalText } from "../terminal-text.js";
 import type { Command } from "../io.js";
 
 export interface RepairArgs {
@@ -71,7 +72,7 @@ Exit codes: 0 repaired or nothing to do, 1 corrupt lines remain (or an error), 2
       if (applied) lines.push("done");
       for (const f of plan.findings) lines.push(`${f.severity} ${f.code}: ${f.message} (not modified)`);
       if (plan.counts.corruptLines > plan.findings.length) lines.push(`… ${plan.counts.corruptLines - plan.findings.length} more corrupt lines`);
-      await io.stdout(lines.join("\n") + "\n");
+      await io.stdout(escapeTerminalText(lines.join("\n") + "\n"));
     }
     return ok ? 0 : 1;
   },

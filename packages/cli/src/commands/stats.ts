@@ -6,6 +6,7 @@ import { categoryOf, layoutOf, type Finding, type RawLine } from "@hankweave-jou
 import { openReader } from "@hankweave-journal/diet";
 import { eventsFromRawLines, isBlankLine, readSidecarStatus, type Sidecar } from "@hankweave-journal/journal";
 import { parseCommandArgs } from "../args.js";
+import { escapeTerminalText } from "../terminal-text.js";
 import type { Command } from "../io.js";
 
 export interface StatsArgs {
@@ -46,7 +47,7 @@ export async function journalStats(exec: string): Promise<JournalStats> {
     const info = await reader.info();
     const s: JournalStats = {
       ok: true, exec, journal: layoutOf(exec).journal, kind: info.kind, bytes: info.bytes, storedBytes: info.storedBytes,
-      lines: 0, blankLines: 0, corruptLines: 0, events: 0, eventsByType: {}, eventsByCategory: {}, tornTail: null,
+      lines: 0, blankLines: 0, corruptLines: 0, events: 0, eventsByType: Object.create(null) as Record<string, number>, eventsByCategory: Object.create(null) as Record<string, number>, tornTail: null,
       sidecar: { status: "not-applicable", claims: null, reason: null }, findings: [],
     };
     let lastEventId: string | null = null;
@@ -142,7 +143,7 @@ Exit codes: 0 clean, 1 corrupt lines or a torn tail (or an error), 2 usage.`,
   },
   async run(args, io) {
     const s = await journalStats(args.exec);
-    await io.stdout(args.json ? JSON.stringify(s) + "\n" : render(s));
+    await io.stdout(args.json ? JSON.stringify(s) + "\n" : escapeTerminalText(render(s)));
     return s.ok ? 0 : 1;
   },
 };

@@ -3,6 +3,7 @@
  */
 import { verifyExecution } from "@hankweave-journal/audit";
 import { parseCommandArgs } from "../args.js";
+import { humanIO } from "../terminal-text.js";
 import type { Command } from "../io.js";
 
 export interface VerifyArgs {
@@ -39,6 +40,7 @@ export const verifyCommand: Command<VerifyArgs> = {
       await io.stdout(JSON.stringify(r) + "\n");
       return r.ok ? 0 : 1;
     }
+    io = humanIO(io);
     for (const c of r.checks) await io.stdout(`${c.status.padEnd(8)} ${c.name.padEnd(16)} ${c.note}${c.ms > 0 ? ` (${c.ms} ms)` : ""}\n`);
     for (const f of r.findings) {
       const where = f.line !== undefined ? `line ${f.line}: ` : "";
