@@ -17,6 +17,7 @@ import { verifyCommand } from "./commands/verify.js";
 import { dietCommand } from "./commands/diet.js";
 import { restoreCommand } from "./commands/restore.js";
 import { summaryCommand } from "./commands/summary.js";
+import { blameCommand } from "./commands/blame.js";
 
 export const COMMANDS: Command<any>[] = [
   rebuildCommand, stateCommand, diffCommand,
@@ -25,7 +26,7 @@ export const COMMANDS: Command<any>[] = [
   repairCommand,
   auditCommand, indexCommand, queryCommand, reportCommand, verifyCommand,
   dietCommand, restoreCommand,
-  summaryCommand,
+  summaryCommand, blameCommand,
 ];
 
 /** Spellings of the reference runtime accepted as aliases: `--diet-journal <exec>` → `diet <exec>`. */

@@ -126,6 +126,10 @@ export const ERROR_CODES = {
   RESTORE_MISMATCH: "verify finding: a restore dry run does not reproduce originalSha256 / originalBytes",
   STATE_UNREADABLE: "verify finding: state.json exists but cannot be parsed",
   INDEX_STALE: "the index does not match the journal and must be rebuilt",
+  // --- explain (summary, blame, export)
+  BLAME_PATH_INVALID: "a blame path is not a valid path into the state (see docs/explain.md for both spellings)",
+  BLAME_PATH_NOT_FOUND: "a blame path names a run, codon record or field the folded state does not have",
+  EXPORT_FORMAT_UNKNOWN: "export was asked for a format it does not write (known: trace)",
   // --- tools (generator, bench)
   GENERATE_TARGET_EXISTS: "the generator's output directory already holds a journal; it never overwrites one",
   // --- CLI
