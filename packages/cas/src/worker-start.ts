@@ -16,7 +16,7 @@
  * guarantee that tsx is installed: running from the sources needs it (a dev dependency), the built
  * package does not.
  *
- * @example const worker = startWorker(new URL("./zstd-worker.js", import.meta.url), { workerData: { lib } })
+ * @example const worker = startWorker(new URL("./zstd.worker.js", import.meta.url), { workerData: { lib } })
  */
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";

@@ -61,10 +61,21 @@ export function decodeInto(dst: Uint8Array, src: Uint8Array): number {
  * @example inspectZstd(await compressOneShot(Buffer.from("x"), 19))[0].contentSize // 1
  */
 export async function compressOneShot(data: Uint8Array, level: number): Promise<Buffer> {
+  const frame = compressFrameSync(data, level);
+  return Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength);
+}
+
+/**
+ * `compressOneShot`, synchronously (worker threads): the frame in a Uint8Array that owns its
+ * ArrayBuffer exactly (never a pooled slice), so it can be transferred to another thread.
+ */
+export function compressFrameSync(data: Uint8Array, level: number): Uint8Array {
   const lib = binding();
   cctx ??= new lib.CCtx();
   const dst = Buffer.allocUnsafe(lib.compressBound(data.byteLength));
   const n = cctx.compress(dst, data, level);
   // Copy out of the bound-sized buffer so the frame does not pin the slack.
-  return Buffer.from(dst.subarray(0, n));
+  const frame = new Uint8Array(n);
+  frame.set(dst.subarray(0, n));
+  return frame;
 }

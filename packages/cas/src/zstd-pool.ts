@@ -4,33 +4,19 @@
  * instead of on the main thread. Same library, same call, same level: the frames are
  * byte-identical to `compressOneShot`'s (tested).
  *
- * The worker is an inline CommonJS script (`eval: true`) that loads the binding by its resolved
- * path, so it runs the same under tsx, vitest and plain node. Workers are created lazily, keep
- * the process alive only while jobs are pending, and are terminated by `close()`.
+ * The worker is the module `zstd.worker.ts` (started by `startWorker`, from the sources or the
+ * built package alike). Workers are created lazily, keep the process alive only while jobs are
+ * pending, and are terminated by `close()`.
  */
 import { availableParallelism } from "node:os";
-import { Worker } from "node:worker_threads";
-import { ZSTD_NATIVE_BINDING, assertZstdNative } from "./zstd-native.js";
+import type { Worker } from "node:worker_threads";
+import { assertZstdNative } from "./zstd-native.js";
+import { startWorker } from "./worker-start.js";
+import type { ZstdWorkerReply, ZstdWorkerRequest } from "./zstd.worker.js";
 
 /** Workers in a default pool: one per core, at most this many. */
 export const ZSTD_POOL_MAX_WORKERS = 2;
 
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require("node:worker_threads");
-const zstd = require(workerData.lib);
-const cctx = new zstd.CCtx();
-parentPort.on("message", ({ id, data, level }) => {
-  try {
-    const dst = Buffer.allocUnsafe(zstd.compressBound(data.byteLength));
-    const n = cctx.compress(dst, data, level);
-    const copy = new Uint8Array(n);
-    copy.set(dst.subarray(0, n));
-    parentPort.postMessage({ id, out: copy }, [copy.buffer]);
-  } catch (e) {
-    parentPort.postMessage({ id, error: String(e && e.message || e) });
-  }
-});
-`;
 
 interface Job {
   id: number;
@@ -83,9 +69,9 @@ export class ZstdPool {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [], workerData: { lib: ZSTD_NATIVE_BINDING } });
+    const worker = startWorker(new URL("./zstd.worker.js", import.meta.url), { execArgv: [] });
     const slot: Slot = { worker, job: null };
-    worker.on("message", (m: { id: number; out?: Uint8Array; error?: string }) => {
+    worker.on("message", (m: ZstdWorkerReply) => {
       const job = slot.job;
       slot.job = null;
       if (job && job.id === m.id) {
@@ -119,7 +105,8 @@ export class ZstdPool {
       const job = this.queue.shift()!;
       slot.job = job;
       slot.worker.ref();
-      slot.worker.postMessage({ id: job.id, data: job.data, level: job.level });
+      const request: ZstdWorkerRequest = { id: job.id, data: job.data, level: job.level };
+      slot.worker.postMessage(request);
     }
     for (const s of this.slots) if (s.job === null) s.worker.unref();
   }

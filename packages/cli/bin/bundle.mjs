@@ -60,12 +60,59 @@ export async function buildBundle(entry = join(CLI_DIR, "src", "main.ts"), outfi
       // Bundled CommonJS dependencies (zod is ESM, fast-json-stable-stringify is CJS) need `require`.
       banner: { js: "import { createRequire as __hwCreateRequire } from 'node:module'; const require = __hwCreateRequire(import.meta.url);" },
     });
+    await buildWorkerBundles(build, dirname(outfile));
     renameSync(tmp, outfile);
   } catch (err) {
     rmSync(tmp, { force: true });
     throw err;
   }
   return outfile;
+}
+
+/** Every worker module of the workspace packages (`*.worker.ts` under each src/, test folders aside). */
+export function workerModules(packagesDir = PACKAGES_DIR) {
+  const out = [];
+  const visit = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.name === "node_modules" || entry.name === "dist" || entry.name === "testing") continue;
+      const full = join(dir, entry.name);
+      if (entry.isDirectory()) visit(full);
+      else if (entry.name.endsWith(".worker.ts")) out.push(full);
+    }
+  };
+  for (const pkg of readdirSync(packagesDir, { withFileTypes: true })) {
+    if (pkg.isDirectory()) {
+      try {
+        visit(join(packagesDir, pkg.name, "src"));
+      } catch {
+        // a package without src/ has no workers
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Worker modules beside a bundle: code bundled from `x.ts` starts its worker with
+ * `new URL("./y.worker.js", import.meta.url)` (see startWorker in @hankweave-journal/cas), which
+ * inside a bundle is the bundle's own folder; so each `y.worker.ts` is bundled to `<dir>/y.worker.js`
+ * (worker names are unique across packages).
+ */
+async function buildWorkerBundles(build, dir) {
+  for (const src of workerModules()) {
+    const outfile = join(dir, src.split(/[\\/]/).pop().replace(/\.ts$/, ".js"));
+    const tmp = `${outfile}.tmp-${process.pid}`;
+    try {
+      await build({
+        entryPoints: [src], outfile: tmp, bundle: true, platform: "node", format: "esm", target: "node20", external: EXTERNAL, logLevel: "silent",
+        banner: { js: "import { createRequire as __hwCreateRequire } from 'node:module'; const require = __hwCreateRequire(import.meta.url);" },
+      });
+      renameSync(tmp, outfile);
+    } catch (err) {
+      rmSync(tmp, { force: true });
+      throw err;
+    }
+  }
 }
 
 /**
