@@ -64,6 +64,11 @@ export const ERROR_CODES = {
   NOT_A_REGULAR_FILE: "a path where a regular file is expected is a directory, FIFO, socket or device",
   IO_ERROR: "an operating-system error while reading or writing",
   OUTPUT_IN_EXECUTION: "an output path (-o) names or resolves to a file inside an execution's .hankweave/ directory: refused, it could overwrite a journal or state",
+  NO_SPACE: "the file system is full (no space or no inodes left, ENOSPC/EDQUOT); nothing was changed",
+  READ_ONLY: "the file system is mounted read-only (EROFS); nothing was changed",
+  PERMISSION_DENIED: "the operating system refused access to a file or directory (EACCES/EPERM)",
+  SYMLINK_REFUSED: "a file inside .hankweave/ that would be written is a symbolic link; writes never follow links",
+  WORKER_FAILED: "a worker thread died or failed without a coded error",
   NATIVE_MODULE_UNAVAILABLE: "a native module (better-sqlite3, zstd-napi, @mongodb-js/zstd) did not load: not built, or built for another Node.js",
   // --- journal content
   EMPTY_JOURNAL: "the journal file is empty",

@@ -4,19 +4,18 @@
  * complete line parses, every acknowledged id is in the journal in order, and repair leaves exactly
  * the complete lines in the journal and the torn bytes in the quarantine file.
  */
-import { spawn } from "node:child_process";
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { layoutOf } from "@hankweave-journal/core";
 import { applyRepair, planRepair } from "./repair.js";
 import { readSidecarStatus } from "./sidecar.js";
 import type { Durability } from "./writer.js";
+import { bundleCrashChild, runCrashChild, type KillPlan } from "./testing/crash-children.js";
 
 const CHILD_SOURCE = fileURLToPath(new URL("./testing/append-child.ts", import.meta.url));
-/** The child bundled once with esbuild (tsx's own transformer): a bundled child starts ~4× faster than `node --import tsx`, which keeps 100+ kills inside the wall budget on a loaded machine. */
+/** The child, bundled once by the shared crash-child helper (testing/crash-children.ts). */
 let childBundle = "";
 /** Kills per crash loop; PARALLEL loops per policy, three policies: 18 × 2 × 3 = 108 kills. */
 const KILLS_PER_LOOP = 18;
@@ -29,33 +28,16 @@ interface KillOutcome {
 }
 
 /** Spawn the child, SIGKILL it at a random moment, return the ids it acknowledged. */
-function runAndKill(exec: string, durability: Durability): Promise<KillOutcome> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [childBundle, exec, durability], { stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    let ready = false;
-    let timer: NodeJS.Timeout | undefined;
-    child.stdout.setEncoding("utf8");
-    child.stdout.on("data", (d: string) => {
-      out += d;
-      if (!ready && out.includes("ready\n")) {
-        ready = true;
-        // Kill somewhere in the next 0–250 ms of appending.
-        timer = setTimeout(() => child.kill("SIGKILL"), Math.floor(Math.random() * 250));
-      }
-    });
-    child.stderr.on("data", (d) => (err += d));
-    // One kill in eight lands during open (possibly in the middle of a torn-tail repair).
-    if (Math.random() < 0.125) timer = setTimeout(() => child.kill("SIGKILL"), Math.floor(Math.random() * 600));
-    child.on("exit", (code, signal) => {
-      clearTimeout(timer);
-      if (signal !== "SIGKILL") return reject(new Error(`child exited ${code} ${signal}: ${err}`));
-      const lines = out.split("\n");
-      lines.pop(); // a partially written id line is not an acknowledgement we can read
-      resolve({ acked: lines.filter((l) => l !== "ready" && l !== "done"), readyBeforeKill: ready });
-    });
-  });
+async function runAndKill(exec: string, durability: Durability): Promise<KillOutcome> {
+  // Kill somewhere in the next 0–250 ms of appending; one kill in eight lands during open
+  // (possibly in the middle of a torn-tail repair).
+  const plan: KillPlan = { afterReadyMs: Math.floor(Math.random() * 250) };
+  if (Math.random() < 0.125) plan.afterSpawnMs = Math.floor(Math.random() * 600);
+  const r = await runCrashChild(childBundle, [exec, durability], plan);
+  if (!r.killed) throw new Error(`child exited ${r.code}: ${r.stderr}`);
+  const lines = r.stdout.split("\n");
+  lines.pop(); // a partially written id line is not an acknowledgement we can read
+  return { acked: lines.filter((l) => l !== "ready" && l !== "done"), readyBeforeKill: r.ready };
 }
 
 interface PolicyReport { kills: number; torn: number; tornByKill: number; acked: number; synthetic: number; repairedAtOpen: number }
@@ -141,10 +123,7 @@ async function crashLoop(durability: Durability, deadline: number): Promise<Poli
 
 const dirs: string[] = [];
 beforeAll(async () => {
-  const out = mkdtempSync(`${tmpdir()}/hwj-crash-child-`);
-  dirs.push(out);
-  childBundle = `${out}/append-child.mjs`;
-  await build({ entryPoints: [CHILD_SOURCE], bundle: true, platform: "node", format: "esm", target: "node20", outfile: childBundle, logLevel: "error" });
+  childBundle = await bundleCrashChild(CHILD_SOURCE, "append-child");
 }, 60_000);
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });

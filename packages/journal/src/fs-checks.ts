@@ -1,11 +1,13 @@
 /**
- * File-system checks shared by the reader, writer, repair and lock: what the directory holds,
- * refusal of non-regular files (a FIFO would block an open), directory fsync, error wrapping.
+ * Read-side file-system checks shared by the reader, writer, repair and lock: what the directory
+ * holds, refusal of non-regular files (a FIFO would block an open). Error wrapping, directory fsync
+ * and everything that writes live in `durable-file.ts`.
  */
 import { closeSync, constants as FS, fstatSync, openSync, statSync, type Stats } from "node:fs";
 import * as fsp from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import { JournalError, layoutOf } from "@hankweave-journal/core";
+import { ioError, notRegular } from "./durable-file.js";
 
 /** What an execution directory holds, journal-wise. */
 export type JournalPresence =
@@ -56,22 +58,12 @@ export async function journalPresence(exec: string): Promise<JournalPresence> {
   return journalPresenceSync(exec);
 }
 
-/** Throw NOT_A_REGULAR_FILE unless `path` (followed through symlinks) is a regular file. */
-export async function assertRegularFile(path: string): Promise<import("node:fs").Stats> {
+/** Throw JOURNAL_NOT_FOUND / NOT_A_REGULAR_FILE unless `path` (followed through symlinks: reads may) is a regular file. */
+export async function requireRegularFile(path: string): Promise<import("node:fs").Stats> {
   const st = await statOrUndefined(path);
   if (!st) throw new JournalError("JOURNAL_NOT_FOUND", `no such file: ${path}`, { path });
   if (!st.isFile()) throw notRegular(path, st);
   return st;
-}
-
-/** The NOT_A_REGULAR_FILE error for `path` whose stat is `st`. */
-export function notRegular(path: string, st: import("node:fs").Stats): JournalError {
-  const kind = st.isDirectory() ? "directory" : st.isFIFO() ? "FIFO" : st.isSocket() ? "socket" : "special file";
-  return new JournalError("NOT_A_REGULAR_FILE", `${path} is a ${kind}, not a regular file`, {
-    path,
-    actual: kind,
-    expected: "regular file",
-  });
 }
 
 /**
@@ -79,7 +71,7 @@ export function notRegular(path: string, st: import("node:fs").Stats): JournalEr
  * swapped in between can never block the open, then re-checks the opened descriptor with fstat.
  */
 export async function openRegularForRead(path: string): Promise<FileHandle> {
-  await assertRegularFile(path);
+  await requireRegularFile(path);
   let fh: FileHandle;
   try {
     fh = await fsp.open(path, FS.O_RDONLY | FS.O_NONBLOCK);
@@ -115,26 +107,6 @@ export function openRegularSync(path: string): number {
     throw notRegular(path, fst);
   }
   return fd;
-}
-
-/** fsync a directory so a rename or create inside it is durable. */
-export async function fsyncDir(dir: string): Promise<void> {
-  const fh = await fsp.open(dir, FS.O_RDONLY);
-  try {
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-}
-
-/** Wrap an OS error as IO_ERROR (JournalErrors pass through unchanged). */
-export function ioError(e: unknown, path: string): JournalError {
-  if (e instanceof JournalError) return e;
-  const err = e as NodeJS.ErrnoException;
-  return new JournalError("IO_ERROR", `${err?.code ?? "error"} on ${path}: ${err?.message ?? String(e)}`, {
-    path,
-    errno: err?.code,
-  }, { cause: e });
 }
 
 /** Throw the error a reader or writer gives when `exec` has no events.jsonl. */

@@ -1,7 +1,7 @@
 // The plain journal: streaming reader, writer, sidecar, torn-tail repair, runtime.lock (SPEC §2–3).
 export { openPlainReader, eventsFromRawLines, recordOfLine, typeFilter, tornTailFinding, ANCHOR_EVERY_LINES } from "./plain-reader.js";
 export { openJournalWriter, MAX_BATCH_LINES, MAX_BATCH_BYTES } from "./writer.js";
-export type { Durability, AppendedEvent, WriterOptions, JournalWriter, WriterOpenReport, NewEvent } from "./writer.js";
+export type { AppendedEvent, WriterOptions, JournalWriter, WriterOpenReport, NewEvent } from "./writer.js";
 export { buildLine, makeEventId } from "./envelope.js";
 export type { IdSource } from "./envelope.js";
 export { sniffEventType, sniffTypeSpan, typeSniffer, parseEventLine, isBlankLine, envelopeProblem } from "./line-parse.js";
@@ -20,9 +20,12 @@ export {
   acquireLock, inspectLock, claimLockForOfflineTool, parseLock, judgeLock, sweepStaleLockTemps, LOCK_HEARTBEAT_MS, LOCK_STALE_AFTER_MS,
 } from "./lock.js";
 export type { LockInfo, LockInspection, LockHandle, AcquireOptions } from "./lock.js";
+export { journalPresence, journalPresenceSync, openRegularForRead, openRegularSync, requireRegularFile } from "./fs-checks.js";
 export {
-  journalPresence, journalPresenceSync, openRegularForRead, openRegularSync, assertRegularFile, fsyncDir, ioError, notRegular,
-} from "./fs-checks.js";
+  DEFAULT_DURABILITY, resolveDurability, syncsUnder, ioError, errnoOf, lstatOrUndefined, notRegular, assertRegularFile, openNoFollow,
+  createTemp, fsyncDir, fsyncFile, removeQuietly, publishTemp, writeFileDurable, copyFileNoFollow, sweepTemps,
+} from "./durable-file.js";
+export type { Durability, DurableWriteOptions } from "./durable-file.js";
 export type { JournalPresence } from "./fs-checks.js";
 export { checkOutputPath, isInsideHankweave, STDOUT_PATH } from "./output-path.js";
 export type { OutputTarget } from "./output-path.js";

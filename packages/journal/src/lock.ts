@@ -6,7 +6,8 @@
 import { randomUUID } from "node:crypto";
 import * as fsp from "node:fs/promises";
 import { JournalError, LOCK_TMP_PREFIX, joinPath, layoutOf } from "@hankweave-journal/core";
-import { fsyncDir, ioError, statOrUndefined } from "./fs-checks.js";
+import { fsyncDir, ioError, writeFileDurable } from "./durable-file.js";
+import { statOrUndefined } from "./fs-checks.js";
 
 export const LOCK_HEARTBEAT_MS = 30_000;
 export const LOCK_STALE_AFTER_MS = 120_000;
@@ -130,22 +131,9 @@ function serializeLock(info: LockInfo): string {
 async function writeLockAtomically(exec: string, info: LockInfo): Promise<void> {
   const l = layoutOf(exec);
   // A tmp name unique to this lockId so two claimants never write the same temp file.
-  const tmp = l.lockTmpFor(info.lockId as string);
-  try {
-    // fsync before rename: a crash must never leave an empty lock (offline tools would refuse it forever).
-    const fh = await fsp.open(tmp, "w");
-    try {
-      await fh.writeFile(serializeLock(info));
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    await fsp.rename(tmp, l.lock);
-    await fsyncDir(l.hankweave);
-  } catch (e) {
-    await fsp.rm(tmp, { force: true }).catch(() => undefined);
-    throw ioError(e, l.lock);
-  }
+  // fsync before rename (always, whatever the journal's policy): a crash must never leave an empty
+  // lock (offline tools would refuse it forever).
+  await writeFileDurable(l.lock, serializeLock(info), { tmp: l.lockTmpFor(info.lockId as string), durability: "every" });
 }
 
 /**

@@ -5,10 +5,12 @@
  * No byte is ever lost: the fragment is copied to `events.jsonl.torn-<offset>` and fsynced
  * (with its directory) before the journal is truncated to its last newline.
  */
+import { constants as FS } from "node:fs";
 import * as fsp from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import { JournalError, layoutOf, type Finding } from "@hankweave-journal/core";
-import { fsyncDir, ioError, journalPresence, missingJournalError, openRegularForRead } from "./fs-checks.js";
+import { assertRegularFile, fsyncDir, ioError, lstatOrUndefined, openNoFollow } from "./durable-file.js";
+import { journalPresence, missingJournalError, openRegularForRead } from "./fs-checks.js";
 import { isBlankLine, parseEventLine } from "./line-parse.js";
 import { countNewlines, scanRawLines } from "./line-scanner.js";
 import { EVENT_SCHEMA_VERSION, SIDECAR_SCHEMA_VERSION, readSidecarStatus, writeSidecar, type Sidecar, type SidecarStatus } from "./sidecar.js";
@@ -174,6 +176,11 @@ async function readRange(fh: FileHandle, offset: number, length: number): Promis
 /** True when an existing quarantine file can take `fragment`: absent, identical, or a prefix left by a crash mid-copy. */
 async function quarantineFits(path: string, fragment: Buffer): Promise<boolean> {
   let existing: Buffer;
+  // lstat first: a link (or anything but a regular file) at the quarantine name does not fit, so the
+  // plan takes the next name; it is never read or written through.
+  const st = await lstatOrUndefined(path);
+  if (st === undefined) return true;
+  if (!st.isFile()) return false;
   try {
     existing = await fsp.readFile(path);
   } catch (e) {
@@ -206,16 +213,17 @@ async function countNewlinesUpTo(fh: FileHandle, end: number): Promise<number> {
 
 /** Copy `bytes` to the quarantine path (absent, or an identical file or a crash-left prefix of it) and fsync it. */
 async function writeQuarantine(path: string, bytes: Buffer): Promise<void> {
+  await assertRegularFile(path); // a link planted since the plan: SYMLINK_REFUSED
   if (!(await quarantineFits(path, bytes))) {
     throw new JournalError("TORN_FRAGMENT_CONFLICT", `${path} appeared with different bytes since the repair was planned`, {
       path, expected: bytes.length,
     }, { hint: "run repair again" });
   }
   // An existing prefix was left by a crash during an earlier copy: the journal still holds every byte.
-  const fh = await fsp.open(path, "a+").catch((e) => { throw ioError(e, path); });
+  const fh = await openNoFollow(path, FS.O_RDWR | FS.O_CREAT);
   try {
     await fh.truncate(0);
-    await fh.write(bytes, 0, bytes.length, null);
+    await fh.write(bytes, 0, bytes.length, 0);
     await fh.sync();
   } finally {
     await fh.close();
@@ -238,9 +246,8 @@ export async function applyRepair(plan: RepairPlan): Promise<RepairResult> {
   const result: RepairResult = { plan, quarantined: null, truncated: false, sidecarWritten: false };
   const l = layoutOf(plan.exec);
   if (plan.tornTail) {
-    const fh = await fsp.open(plan.journal, "r+").catch((e) => {
-      throw ioError(e, plan.journal);
-    });
+    // No-follow: a journal that is a symbolic link (to a file outside the execution) is refused.
+    const fh = await openNoFollow(plan.journal, FS.O_RDWR);
     try {
       const st = await fh.stat();
       if (!st.isFile() || st.size !== plan.fileBytes) {

@@ -5,7 +5,8 @@
  */
 import * as fsp from "node:fs/promises";
 import { layoutOf } from "@hankweave-journal/core";
-import { fsyncDir, ioError, statOrUndefined } from "./fs-checks.js";
+import { ioError, writeFileDurable, type Durability } from "./durable-file.js";
+import { statOrUndefined } from "./fs-checks.js";
 
 export const SIDECAR_SCHEMA_VERSION = 1;
 /** The event schema our writer produces (file.updated carries sha256/bytes/source). */
@@ -93,23 +94,10 @@ export async function readSidecarStatus(exec: string, fileBytes: number): Promis
 }
 
 /**
- * Write the sidecar via tmp + rename (fsync of the temp file and the directory when `durable`).
- * The previous sidecar stays intact until the rename.
+ * Write the sidecar via tmp + rename (`writeFileDurable`: fsync of the temp file and the directory
+ * unless `durability` is none). The previous sidecar stays intact until the rename.
  */
-export async function writeSidecar(exec: string, s: Sidecar, durable = true): Promise<void> {
+export async function writeSidecar(exec: string, s: Sidecar, opts: { durability?: Durability } = {}): Promise<void> {
   const l = layoutOf(exec);
-  try {
-    const fh = await fsp.open(l.sidecarTmp, "w");
-    try {
-      await fh.writeFile(serializeSidecar(s));
-      if (durable) await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    await fsp.rename(l.sidecarTmp, l.sidecar);
-    if (durable) await fsyncDir(l.eventsDir);
-  } catch (e) {
-    await fsp.rm(l.sidecarTmp, { force: true }).catch(() => undefined);
-    throw ioError(e, l.sidecar);
-  }
+  await writeFileDurable(l.sidecar, serializeSidecar(s), { tmp: l.sidecarTmp, ...opts });
 }

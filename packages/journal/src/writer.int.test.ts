@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { layoutOf } from "@hankweave-journal/core";
 import { openJournalWriter, type Durability } from "./writer.js";
 import { openPlainReader } from "./plain-reader.js";
+import { DEFAULT_DURABILITY } from "./durable-file.js";
 import { serializeSidecar } from "./sidecar.js";
 
 const dirs: string[] = [];
@@ -49,9 +50,18 @@ describe("journal writer", () => {
     expect(check(500, s)).toBe(true);
   });
 
+  it("defaults to durability every, the one default of durable-file.ts (state.json's too)", async () => {
+    const w = await openJournalWriter(freshExec());
+    expect(w.durability).toBe(DEFAULT_DURABILITY);
+    expect(DEFAULT_DURABILITY).toBe("every");
+    await Promise.all(Array.from({ length: 5 }, (_, i) => w.append({ type: "info", data: { i } })));
+    expect(w.ioStats()).toMatchObject({ syncs: 5, batches: 5 });
+    await w.close();
+  });
+
   it("never writes more than 10,000 lines in one write", async () => {
     const exec = freshExec();
-    const w = await openJournalWriter(exec);
+    const w = await openJournalWriter(exec, { durability: "none" });
     await w.appendMany(Array.from({ length: 25_000 }, (_, i) => ({ type: "info", data: i })));
     const s = w.ioStats();
     await w.close();

@@ -3,19 +3,18 @@
  * queued appends written as one buffer (group commit), durability `none | batch | every`, the
  * sidecar every 1,000 events and on close, torn-tail repair at open.
  */
-import { writeSync } from "node:fs";
+import { constants as FS, writeSync } from "node:fs";
 import * as fsp from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import { JournalError, layoutOf, type JournalEvent } from "@hankweave-journal/core";
 import { buildLine, type NewEvent } from "./envelope.js";
-import { assertRegularFile, ioError, journalPresence, missingJournalError } from "./fs-checks.js";
+import { assertRegularFile, ioError, openNoFollow, removeQuietly, resolveDurability, type Durability } from "./durable-file.js";
+import { journalPresence, missingJournalError } from "./fs-checks.js";
 import { applyRepair, planRepair, type RepairPlan, type RepairResult } from "./repair.js";
 import { EVENT_SCHEMA_VERSION, SIDECAR_EVERY_EVENTS, SIDECAR_SCHEMA_VERSION, writeSidecar } from "./sidecar.js";
 
 export type { NewEvent } from "./envelope.js";
-
-/** none: no fsync (the reference runtime); batch: one fsync per written batch; every: one write + fsync per event. */
-export type Durability = "none" | "batch" | "every";
+export type { Durability } from "./durable-file.js";
 
 /** At most this many lines per write(2) (SPEC §2.4). */
 export const MAX_BATCH_LINES = 10_000;
@@ -33,6 +32,7 @@ export interface AppendedEvent {
 }
 
 export interface WriterOptions {
+  /** The durability policy (durable-file.ts); default DEFAULT_DURABILITY (`every`). */
   durability?: Durability;
   /** Injected clock (ms since epoch) for ids and timestamps; default Date.now. */
   now?: () => number;
@@ -222,7 +222,7 @@ class Writer implements JournalWriter {
       totalEvents: this.events,
       byteLength: this.bytes,
       lastEventId: this.lastEventId,
-    }, this.durability !== "none").catch(() => undefined);
+    }, { durability: this.durability }).catch(() => undefined);
   }
 
   async close(): Promise<void> {
@@ -251,10 +251,7 @@ class Writer implements JournalWriter {
  *   await w.close();
  */
 export async function openJournalWriter(exec: string, opts: WriterOptions = {}): Promise<JournalWriter> {
-  const durability = opts.durability ?? "none";
-  if (durability !== "none" && durability !== "batch" && durability !== "every") {
-    throw new TypeError(`durability must be none, batch or every, got ${String(durability)}`);
-  }
+  const durability = resolveDurability(opts.durability);
   const l = layoutOf(exec);
   const presence = await journalPresence(exec);
   let created = false;
@@ -269,17 +266,13 @@ export async function openJournalWriter(exec: string, opts: WriterOptions = {}):
       if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw ioError(e, l.journal);
     }
   }
-  await assertRegularFile(l.journal);
+  // lstat: a journal that is a symbolic link is refused (SYMLINK_REFUSED), never appended through.
+  if ((await assertRegularFile(l.journal)) === undefined) throw missingJournalError(exec, await journalPresence(exec), true);
   // Sweep a sidecar temp left by a crash between its write and its rename (it is never trusted).
-  await fsp.rm(l.sidecarTmp, { force: true }).catch(() => undefined);
+  await removeQuietly(l.sidecarTmp);
   const plan = await planRepair(exec, { trustSidecar: true });
   const repair = plan.actions.length > 0 ? await applyRepair(plan) : null;
-  let fh: FileHandle;
-  try {
-    fh = await fsp.open(l.journal, "a");
-  } catch (e) {
-    throw ioError(e, l.journal);
-  }
+  const fh = await openNoFollow(l.journal, FS.O_WRONLY | FS.O_APPEND);
   const st = await fh.stat();
   if (!st.isFile() || st.size !== plan.truncateTo) {
     await fh.close();

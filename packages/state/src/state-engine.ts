@@ -16,7 +16,7 @@ import {
   type ErrorCode, type Finding, type HankweaveState, type JournalEvent, type ResultingState, type StateTransition,
 } from "@hankweave-journal/core";
 import {
-  acquireLock, makeEventId, openJournalWriter,
+  acquireLock, makeEventId, openJournalWriter, resolveDurability,
   type AppendedEvent, type Durability, type JournalWriter, type LockHandle, type NewEvent,
 } from "@hankweave-journal/journal";
 import { openReader } from "@hankweave-journal/diet";
@@ -24,11 +24,23 @@ import { foldJournal } from "./fold-journal.js";
 import { StateFolder } from "./state-folder.js";
 import { readSavedStates, savedStateOf, serializeState, writeStateText } from "./state-file.js";
 import { checkSavedState, detectCrashedRuns, onlyCopyError, savedStateIsOnlyCopy, type OpenReport } from "./engine-open.js";
-import { afterAppendHook } from "./test-hooks.js";
+
+/**
+ * Crash-test hook (like the diet's `DietHook`): called at named points of a transition with the
+ * count of such points so far in this engine. `after-append` runs right after the journal line is
+ * acknowledged and BEFORE the state is applied and state.json saved — the window write-ahead
+ * exists for. Production code passes none.
+ */
+export type StateEngineHook = (point: "after-append", n: number) => void | Promise<void>;
 
 export interface StateEngineOptions {
-  /** Journal durability; state.json saves fsync unless "none". Default "every". */
+  /**
+   * One policy for the journal and state.json (durable-file.ts): the journal appends under it and
+   * state.json saves fsync unless "none". Default DEFAULT_DURABILITY (`every`), the writer's too.
+   */
   durability?: Durability;
+  /** Crash-test hook; see StateEngineHook. */
+  hook?: StateEngineHook;
   /** Clock (ms since epoch) for line timestamps, ids and RunCrashed.detectedAt. */
   now?: () => number;
   random?: () => number;
@@ -42,6 +54,8 @@ export interface StateEngineOptions {
 
 /** The engine over one execution directory. Calls are serialized in submission order. */
 export interface StateEngine {
+  /** The resolved durability policy of the journal and of state.json. */
+  readonly durability: Durability;
   readonly state: HankweaveState;
   readonly resultingState: ResultingState | null;
   readonly openReport: OpenReport;
@@ -74,9 +88,13 @@ class Engine implements StateEngine {
     private readonly folder: StateFolder,
     private readonly carryFrom: HankweaveState | null,
     private readonly lock: LockHandle | null,
-    private readonly opts: Required<Pick<StateEngineOptions, "saveState">> & StateEngineOptions,
+    private readonly opts: Required<Pick<StateEngineOptions, "saveState" | "durability">> & StateEngineOptions,
     public openReport: OpenReport,
   ) {}
+
+  get durability(): Durability {
+    return this.opts.durability;
+  }
 
   get state(): HankweaveState {
     return this.folder.result(this.carryFrom).state;
@@ -108,7 +126,7 @@ class Engine implements StateEngine {
   }
 
   async save(): Promise<void> {
-    await writeStateText(this.exec, serializeState(this.state), { durability: this.opts.durability ?? "every" });
+    await writeStateText(this.exec, serializeState(this.state), { durability: this.opts.durability });
     this.dirty = false;
   }
 
@@ -137,7 +155,7 @@ class Engine implements StateEngine {
       const id = makeEventId(ms, (this.opts.random ?? Math.random)());
       const appended = await this.writer.append({ id, timestamp: at, type: "state.transition", data });
       this.appendsDone += 1;
-      afterAppendHook(this.appendsDone);
+      await this.opts.hook?.("after-append", this.appendsDone);
       const { finding } = this.folder.applyTransition(t, at, appended, { result, resultingState });
       await this.afterChange();
       return { line: appended.line, event: appended.event, resultingState, finding };
@@ -215,7 +233,7 @@ async function ensureExecDirs(exec: string): Promise<void> {
  * @example const e = await openStateEngine(dir, { durability: "batch" }); await e.transition(t); await e.close();
  */
 export async function openStateEngine(exec: string, opts: StateEngineOptions = {}): Promise<StateEngine> {
-  const o = { ...opts, saveState: opts.saveState ?? "each" };
+  const o = { ...opts, saveState: opts.saveState ?? "each", durability: resolveDurability(opts.durability) };
   let lock: LockHandle | null = null;
   let writer: JournalWriter | null = null;
   await ensureExecDirs(exec);
@@ -225,8 +243,7 @@ export async function openStateEngine(exec: string, opts: StateEngineOptions = {
       if (o.now) lockOpts.now = o.now;
       lock = await acquireLock(exec, lockOpts);
     }
-    const wopts: { durability?: Durability; now?: () => number; random?: () => number } = {};
-    if (o.durability) wopts.durability = o.durability;
+    const wopts: { durability: Durability; now?: () => number; random?: () => number } = { durability: o.durability };
     if (o.now) wopts.now = o.now;
     if (o.random) wopts.random = o.random;
     writer = await openJournalWriter(exec, wopts);

@@ -7,6 +7,7 @@
  */
 import { promises as fsp } from "node:fs";
 import { JournalError, layoutOf, type HankweaveState } from "@hankweave-journal/core";
+import { copyFileNoFollow, ioError, writeFileDurable, type Durability } from "@hankweave-journal/journal";
 
 /** `state.json` bytes: `JSON.stringify(state, null, 2)`, no trailing newline (the runtime's format). */
 export function serializeState(state: HankweaveState): string {
@@ -54,7 +55,7 @@ export async function readStateFile(path: string): Promise<StateFileRead> {
     text = await fsp.readFile(path, "utf8");
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return { kind: "missing" };
-    throw new JournalError("IO_ERROR", `cannot read ${path}: ${(e as Error).message}`, { path }, { cause: e });
+    throw ioError(e, path);
   }
   return parseStateText(text, path);
 }
@@ -80,47 +81,25 @@ export function savedStateOf(saved: SavedStates): HankweaveState | null {
 }
 
 export interface SaveOptions {
-  /** "none" skips fsync of the temp file and the directory. Default "every". */
-  durability?: "none" | "batch" | "every";
-}
-
-async function fsyncDir(dir: string): Promise<void> {
-  const h = await fsp.open(dir, "r");
-  try {
-    await h.sync();
-  } finally {
-    await h.close();
-  }
+  /** The durability policy (durable-file.ts): "none" skips fsync of the files and the directory. Default DEFAULT_DURABILITY. */
+  durability?: Durability;
 }
 
 /**
  * Atomically save `text` as `state.json` of `exec` (SPEC §4.1 order). Keeps the previous file as
- * `.bak` (when there was one). Removes the temp file on failure.
+ * `.bak` (when there was one). Removes the temp file on failure. Never writes through a symbolic
+ * link: a link at `state.json.bak` is refused (SYMLINK_REFUSED), one at `state.json.tmp` is
+ * unlinked and the temp created exclusively, one at `state.json` is replaced by the rename.
  */
 export async function writeStateText(exec: string, text: string, opts: SaveOptions = {}): Promise<void> {
   const l = layoutOf(exec);
-  const sync = (opts.durability ?? "every") !== "none";
   try {
     await fsp.mkdir(l.hankweave, { recursive: true });
-    try {
-      await fsp.copyFile(l.state, l.stateBak);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
-    }
-    const h = await fsp.open(l.stateTmp, "w");
-    try {
-      await h.writeFile(text, "utf8");
-      if (sync) await h.sync();
-    } finally {
-      await h.close();
-    }
-    await fsp.rename(l.stateTmp, l.state);
-    if (sync) await fsyncDir(l.hankweave);
   } catch (e) {
-    await fsp.rm(l.stateTmp, { force: true }).catch(() => undefined);
-    if (e instanceof JournalError) throw e;
-    throw new JournalError("IO_ERROR", `cannot save ${l.state}: ${(e as Error).message}`, { path: l.state }, { cause: e });
+    throw ioError(e, l.hankweave);
   }
+  await copyFileNoFollow(l.state, l.stateBak, opts);
+  await writeFileDurable(l.state, text, { tmp: l.stateTmp, ...opts });
 }
 
 /** `writeStateText(exec, serializeState(state), opts)`. */

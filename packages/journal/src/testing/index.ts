@@ -4,3 +4,5 @@ export type { ReaderSetup } from "./reader-contract.js";
 export { journalOracle, oracleFiltered, oracleSniff, makeExecWithJournal } from "./journal-oracle.js";
 export type { Oracle, OracleLine, OracleEvent, OracleFinding } from "./journal-oracle.js";
 export { readerContractCases, randomJournal, eventLine, prng } from "./journal-cases.js";
+export { bundleCrashChild, runCrashChild } from "./crash-children.js";
+export type { KillPlan, CrashRun } from "./crash-children.js";
