@@ -19,7 +19,7 @@
 import * as fsp from "node:fs/promises";
 import * as path from "node:path";
 import { HANKWEAVE_DIR, JournalError } from "@hankweave-journal/core";
-import { ioError } from "./fs-checks.js";
+import { ioError } from "./durable-file.js";
 
 /** Where output goes: stdout (`-`) or a checked, resolved file path. */
 export type OutputTarget = { kind: "stdout" } | { kind: "file"; path: string; exists: boolean };
