@@ -40,3 +40,5 @@ export { parseBlamePath, readAt, indexPathText } from "./blame-path.js";
 export type { BlamePath, Segment, RunSelector, CodonSelector } from "./blame-path.js";
 export { blameExecution, blameMany, BlameTracker, resolvePath } from "./blame.js";
 export type { BlameResult, BlameChange, BlameSource, BlameOptions } from "./blame.js";
+export { exportTrace, traceJsonChunks } from "./trace-export.js";
+export type { TraceEvent, TraceFile, TraceResult } from "./trace-export.js";

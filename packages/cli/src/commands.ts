@@ -18,6 +18,7 @@ import { dietCommand } from "./commands/diet.js";
 import { restoreCommand } from "./commands/restore.js";
 import { summaryCommand } from "./commands/summary.js";
 import { blameCommand } from "./commands/blame.js";
+import { exportCommand } from "./commands/export.js";
 
 export const COMMANDS: Command<any>[] = [
   rebuildCommand, stateCommand, diffCommand,
@@ -26,7 +27,7 @@ export const COMMANDS: Command<any>[] = [
   repairCommand,
   auditCommand, indexCommand, queryCommand, reportCommand, verifyCommand,
   dietCommand, restoreCommand,
-  summaryCommand, blameCommand,
+  summaryCommand, blameCommand, exportCommand,
 ];
 
 /** Spellings of the reference runtime accepted as aliases: `--diet-journal <exec>` → `diet <exec>`. */
