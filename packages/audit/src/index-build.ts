@@ -19,7 +19,9 @@ import { AuditFold, type AuditFoldSnapshot } from "./audit-fold.js";
 import { INDEX_SCHEMA_VERSION } from "./index-schema.js";
 import { IndexWorker } from "./index-worker.js";
 import { feedRawLine, rawLineBatches } from "./line-feed.js";
-import { readIndexMeta, type IndexMeta } from "./index-meta.js";
+import { hashPrefix, journalFingerprint, readIndexMeta, type IndexMeta } from "./index-meta.js";
+import { withIndexLock } from "./index-lock.js";
+import type { Hash } from "node:crypto";
 import { summarizeRuns } from "./run-summary.js";
 import { foldPlainJournal, type ParseAheadOptions, type Seen } from "./parse-ahead.js";
 
@@ -60,7 +62,7 @@ export interface IndexOptions {
   parseAhead?: ParseAheadOptions;
 }
 
-type Plan = { mode: "full"; reason: string } | { mode: "incremental"; meta: IndexMeta } | { mode: "unchanged"; meta: IndexMeta };
+type Plan = { mode: "full"; reason: string } | { mode: "incremental"; meta: IndexMeta; prefix: Hash } | { mode: "unchanged"; meta: IndexMeta };
 
 async function sha256Of(fh: fsp.FileHandle, offset: number, length: number): Promise<string | null> {
   const buf = Buffer.alloc(length);
@@ -75,6 +77,10 @@ async function planIndex(exec: string, kind: "plain" | "dieted", bytes: number, 
   if (meta.kind !== kind) return { mode: "full", reason: `journal kind changed (${meta.kind} → ${kind})` };
   if (kind === "dieted") return bytes === meta.journalBytes ? { mode: "unchanged", meta } : { mode: "full", reason: "dieted journal changed" };
   if (bytes < meta.indexedBytes) return { mode: "full", reason: "journal shrank" };
+  // Untouched since the build (same inode, size, mtime, ctime): nothing to read.
+  if (meta.fingerprint !== null && bytes === meta.journalBytes && meta.fingerprint === journalFingerprint(await fsp.stat(layoutOf(exec).journal, { bigint: true }))) {
+    return { mode: "unchanged", meta };
+  }
   if (meta.lastLineOffset >= 0) {
     const fh = await fsp.open(layoutOf(exec).journal, "r");
     try {
@@ -84,7 +90,10 @@ async function planIndex(exec: string, kind: "plain" | "dieted", bytes: number, 
       await fh.close();
     }
   }
-  return bytes === meta.journalBytes ? { mode: "unchanged", meta } : { mode: "incremental", meta };
+  // Touched or grown: every indexed byte must be what was indexed (a same-size middle edit too).
+  const prefix = await hashPrefix(layoutOf(exec).journal, meta.indexedBytes);
+  if (prefix === null || prefix.copy().digest("hex") !== meta.prefixSha256) return { mode: "full", reason: "the indexed prefix changed" };
+  return { mode: "incremental", meta, prefix };
 }
 
 async function fsyncFile(path: string): Promise<void> {
@@ -164,10 +173,16 @@ async function fsyncDir(dir: string): Promise<void> {
  */
 export async function buildIndex(exec: string, opts: IndexOptions = {}): Promise<IndexResult> {
   const started = performance.now();
+  // One build per execution at a time; a waiter plans again from what the other one published.
+  return withIndexLock(exec, () => buildIndexLocked(exec, opts, started));
+}
+
+async function buildIndexLocked(exec: string, opts: IndexOptions, started: number): Promise<IndexResult> {
   const layout = layoutOf(exec);
   const reader = await openReader(exec);
   try {
     const info = await reader.info();
+    const statBefore = reader.kind === "plain" ? journalFingerprint(await fsp.stat(layout.journal, { bigint: true })) : null;
     const plan = await planIndex(exec, reader.kind, info.bytes, opts.full === true);
     if (plan.mode === "unchanged") {
       return {
@@ -227,11 +242,20 @@ export async function buildIndex(exec: string, opts: IndexOptions = {}): Promise
           await h.close();
         }
       }
+      let prefixSha256: string | null = null;
+      let fingerprint: string | null = null;
+      if (reader.kind === "plain") {
+        const from = plan.mode === "incremental" ? { hash: plan.prefix, bytes: plan.meta.indexedBytes } : undefined;
+        prefixSha256 = (await hashPrefix(layout.journal, indexedBytes, from))?.digest("hex") ?? null;
+        // Trust the stat next time only when nothing touched the journal while it was read.
+        const statAfter = journalFingerprint(await fsp.stat(layout.journal, { bigint: true }));
+        if (statAfter === statBefore && start.offset + seen.bytes === info.bytes) fingerprint = statAfter;
+      }
       const totals = fold.totals;
       await writeback.during(writer.finish(summarizeRuns(fold.state, fold.lines), {
         schemaVersion: INDEX_SCHEMA_VERSION, kind: reader.kind, journalBytes: start.offset + seen.bytes, indexedBytes,
         nextLine: seen.line + 1, lastLineOffset: seen.offset, lastLineSha256: lastSha, events: totals.events, transitions: totals.transitions,
-        fold: fold.snapshot(),
+        fold: fold.snapshot(), prefixSha256, fingerprint,
       }));
       await writeback.close();
       await fsyncFile(layout.indexTmp);

@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { createHash } from "node:crypto";
@@ -12,6 +12,7 @@ import { buildIndex } from "./index-build.js";
 import { INDEX_SCHEMA_VERSION, INDEX_TABLES, SCHEMA_INDEXES_SQL, SCHEMA_TABLES_SQL } from "./index-schema.js";
 import { IndexWriter } from "./index-writer.js";
 import { CONF, SMALL_JOURNALS, copyExecution, journalLines, plantDefects, writeJournal } from "./testing/plant.js";
+import { journalFingerprint } from "./index-meta.js";
 import { conformancePresent } from "./testing/conformance-notice.js";
 import { writeSyntheticExecution } from "./testing/synthetic.js";
 
@@ -28,7 +29,9 @@ function dump(file: string): Record<string, unknown> {
     };
     for (const t of INDEX_TABLES) {
       const cols = (db.prepare(`PRAGMA table_info(${t})`).all() as { name: string }[]).map((c) => c.name);
-      out[t] = db.prepare(`SELECT *, ${cols.map((c) => `typeof(${c})`).join(", ")} FROM ${t} ORDER BY ${ORDER[t]}`).raw().all();
+      // meta.fingerprint is the journal file's stat (inode, times): it differs between builds after a rewrite by design.
+      const where = t === "meta" ? " WHERE key != 'fingerprint'" : "";
+      out[t] = db.prepare(`SELECT *, ${cols.map((c) => `typeof(${c})`).join(", ")} FROM ${t}${where} ORDER BY ${ORDER[t]}`).raw().all();
     }
     return out;
   } finally {
@@ -72,6 +75,8 @@ async function referenceIndex(exec: string, file: string): Promise<void> {
     schemaVersion: INDEX_SCHEMA_VERSION, kind: reader.kind, journalBytes: seen.bytes, indexedBytes: seen.offset < 0 ? 0 : seen.offset + seen.length,
     nextLine: seen.line + 1, lastLineOffset: seen.offset, lastLineSha256: last, events: totals.events, transitions: totals.transitions,
     fold: fold.snapshot(),
+    prefixSha256: reader.kind === "plain" ? createHash("sha256").update(journal.subarray(0, seen.offset < 0 ? 0 : seen.offset + seen.length)).digest("hex") : null,
+    fingerprint: reader.kind === "plain" ? journalFingerprint(statSync(layoutOf(exec).journal, { bigint: true })) : null,
   });
   db.exec("COMMIT");
   db.exec(SCHEMA_INDEXES_SQL);

@@ -2,7 +2,9 @@
  * The `meta` table of the index: how far it read the journal and the fold snapshot to continue
  * from. Values are JSON text under fixed keys.
  */
-import { existsSync } from "node:fs";
+import { createHash, type Hash } from "node:crypto";
+import { existsSync, type BigIntStats } from "node:fs";
+import * as fsp from "node:fs/promises";
 import type Database from "better-sqlite3";
 import { sqlite } from "./sqlite.js";
 import type { AuditFoldSnapshot } from "./audit-fold.js";
@@ -25,11 +27,18 @@ export interface IndexMeta {
   events: number;
   transitions: number;
   fold: AuditFoldSnapshot;
+  /**
+   * SHA-256 of the journal's bytes [0, indexedBytes) (plain journals; null for dieted): a middle
+   * edit that keeps the size is caught by it, not only by the size or the last line.
+   */
+  prefixSha256: string | null;
+  /** `journalFingerprint` of the journal when the index was written (null: unknown, check the hash). */
+  fingerprint: string | null;
 }
 
 /** Keys stored in `meta`, in this order. */
 export const META_KEYS: (keyof IndexMeta)[] = [
-  "schemaVersion", "kind", "journalBytes", "indexedBytes", "nextLine", "lastLineOffset", "lastLineSha256", "events", "transitions", "fold",
+  "schemaVersion", "kind", "journalBytes", "indexedBytes", "nextLine", "lastLineOffset", "lastLineSha256", "events", "transitions", "fold", "prefixSha256", "fingerprint",
 ];
 
 /** Read the meta of the index at `path`; a string says why it is unusable (absent, other schema, unreadable). */
@@ -40,7 +49,7 @@ export function readIndexMeta(path: string): IndexMeta | string {
   try {
     db = new Sqlite(path, { readonly: true, fileMustExist: true });
     const rows = db.prepare("SELECT key, value FROM meta").all() as { key: string; value: string }[];
-    const meta: Record<string, unknown> = {};
+    const meta: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
     for (const r of rows) meta[r.key] = JSON.parse(r.value);
     if (meta.schemaVersion !== INDEX_SCHEMA_VERSION) return `index schema ${String(meta.schemaVersion)} is not ${INDEX_SCHEMA_VERSION}`;
     for (const k of META_KEYS) if (!(k in meta)) return `index meta lacks ${k}`;
@@ -49,5 +58,40 @@ export function readIndexMeta(path: string): IndexMeta | string {
     return `index unreadable (${(e as Error).message})`;
   } finally {
     db?.close();
+  }
+}
+
+/** Bytes hashed per read when checking the indexed prefix. */
+const PREFIX_READ_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The stat fingerprint of a journal: a same-size edit changes mtime and ctime (ctime cannot be
+ * set back by a user), so an unchanged fingerprint lets `query` skip reading the journal.
+ */
+export function journalFingerprint(st: BigIntStats): string {
+  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+}
+
+/**
+ * SHA-256 of the journal's first `bytes` bytes, continuing `from` (a hash already fed the first
+ * `fromBytes` bytes) when given. Returns the live hash (copy() it to read a digest and go on) or
+ * null when the file is shorter.
+ */
+export async function hashPrefix(path: string, bytes: number, from?: { hash: Hash; bytes: number }): Promise<Hash | null> {
+  const hash = from?.hash ?? createHash("sha256");
+  let at = from?.bytes ?? 0;
+  if (at >= bytes) return hash;
+  const fh = await fsp.open(path, "r");
+  try {
+    const buf = Buffer.allocUnsafe(Math.min(PREFIX_READ_BYTES, bytes - at));
+    while (at < bytes) {
+      const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, bytes - at), at);
+      if (bytesRead === 0) return null;
+      hash.update(buf.subarray(0, bytesRead));
+      at += bytesRead;
+    }
+    return hash;
+  } finally {
+    await fh.close();
   }
 }

@@ -131,6 +131,9 @@ export const ERROR_CODES = {
   RESTORE_MISMATCH: "verify finding: a restore dry run does not reproduce originalSha256 / originalBytes",
   STATE_UNREADABLE: "verify finding: state.json exists but cannot be parsed",
   INDEX_STALE: "the index does not match the journal and must be rebuilt",
+  INDEX_BUSY: "another index build of this execution is running and did not finish in time",
+  QUERY_TOO_LARGE: "a query returned more rows than --max-rows or SQLite ran out of memory or past its largest value",
+  QUERY_TIMEOUT: "a query ran longer than --timeout",
   // --- explain (summary, blame, export)
   BLAME_PATH_INVALID: "a blame path is not a valid path into the state (see docs/explain.md for both spellings)",
   BLAME_PATH_NOT_FOUND: "a blame path names a run, codon record or field the folded state does not have",

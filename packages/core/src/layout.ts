@@ -68,6 +68,8 @@ export interface ExecLayout {
   readonly executionMeta: string;
   readonly index: string;
   readonly indexTmp: string;
+  /** `journal.index.sqlite.lock`: held (pid inside) by the one `index` build that writes indexTmp. */
+  readonly indexLock: string;
   /** Temp file of a restore in progress (published with link()). */
   readonly restoreTmp: string;
   /** `events/events.jsonl.torn-<offset>`: a quarantined torn fragment; `attempt` > 0 gives `…torn-<offset>.<attempt>` (another fragment torn at the same offset later). */
@@ -115,6 +117,7 @@ export function layoutOf(exec: string): ExecLayout {
     executionMeta: joinPath(hankweave, EXECUTION_META_FILE),
     index: joinPath(hankweave, INDEX_FILE),
     indexTmp: joinPath(hankweave, `${INDEX_FILE}.tmp`),
+    indexLock: joinPath(hankweave, `${INDEX_FILE}.lock`),
     restoreTmp: joinPath(eventsDir, `${JOURNAL_FILE}.restore.tmp`),
     tornFragment: (byteOffset: number, attempt = 0) =>
       joinPath(eventsDir, `${TORN_PREFIX}${byteOffset}${attempt > 0 ? `.${attempt}` : ""}`),

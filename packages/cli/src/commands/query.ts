@@ -1,8 +1,8 @@
 /**
  * `query <exec> "<SQL>"`: read-only SQL over the index, printed as a table or JSON.
  */
-import { buildIndex, queryIndex } from "@hankweave-journal/audit";
-import { parseCommandArgs } from "../args.js";
+import { buildIndex, streamQuery, QUERY_MAX_ROWS, QUERY_TIMEOUT_MS } from "@hankweave-journal/audit";
+import { intFlag, parseCommandArgs } from "../args.js";
 import { escapeTerminal } from "../terminal-text.js";
 import type { Command } from "../io.js";
 
@@ -11,9 +11,11 @@ export interface QueryArgs {
   sql: string;
   json: boolean;
   update: boolean;
+  maxRows: number;
+  timeoutMs: number;
 }
 
-const HELP = `usage: hankweave-journal query <exec> "<SQL>" [--json] [--no-update]
+const HELP = `usage: hankweave-journal query <exec> "<SQL>" [--json] [--no-update] [--max-rows N] [--timeout S]
 
 Runs one read-only SQL statement (SELECT / WITH … SELECT) against the index and prints a table,
 or with --json one object {columns, rows: [{column: value}]}. The index is first brought up to
@@ -23,10 +25,16 @@ Tables: events, transitions, codon_attempts, runs, findings, meta (see docs/audi
 
   --json        JSON output
   --no-update   query the index as it is (fails with INDEX_STALE when there is none)
+  --max-rows N  fail with QUERY_TOO_LARGE after N rows (default ${QUERY_MAX_ROWS}); rows are
+                printed as they come (memory stays bounded)
+  --timeout S   fail with QUERY_TIMEOUT when rows still come after S seconds (default ${QUERY_TIMEOUT_MS / 1000})
 
 Example: hankweave-journal query ./exec "SELECT codon, attempt, outcome, cost FROM codon_attempts ORDER BY cost DESC LIMIT 5"
 
-Exit codes: 0 ok, 1 failure (QUERY_INVALID, INDEX_STALE, …), 2 usage.`;
+Exit codes: 0 ok, 1 failure (QUERY_INVALID, QUERY_TOO_LARGE, QUERY_TIMEOUT, INDEX_STALE, …), 2 usage.`;
+
+/** The human table sizes its columns from the first rows this many rows, then streams the rest. */
+const TABLE_SAMPLE_ROWS = 1000;
 
 const MAX_CELL_CHARS = 60;
 
@@ -37,14 +45,24 @@ function show(v: unknown): string {
   return one.length > MAX_CELL_CHARS ? `${one.slice(0, MAX_CELL_CHARS - 1)}…` : one;
 }
 
-/** A plain-text table: header, rule, rows; numbers right-aligned. */
-export function formatTable(columns: string[], rows: unknown[][]): string {
-  const cells = rows.map((r) => r.map(show));
-  const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i].length)));
-  const numeric = columns.map((_, i) => rows.length > 0 && rows.every((r) => r[i] === null || typeof r[i] === "number"));
+/** The layout of a table sized from `sample` rows: header + rule, and a formatter for any row. */
+function tableLayout(columns: string[], sample: unknown[][]): { head: string; row: (r: unknown[]) => string } {
+  const cells = sample.map((r) => r.map(show));
+  const widths = columns.map((c, i) => cells.reduce((w, r) => Math.max(w, r[i].length), escapeTerminal(c).length));
+  const numeric = columns.map((_, i) => sample.length > 0 && sample.every((r) => r[i] === null || typeof r[i] === "number"));
   const line = (vals: string[]): string =>
     vals.map((v, i) => (numeric[i] ? v.padStart(widths[i]) : v.padEnd(widths[i]))).join("  ").trimEnd() + "\n";
-  return line(columns) + line(widths.map((w) => "-".repeat(w))) + cells.map(line).join("") + `(${rows.length} row${rows.length === 1 ? "" : "s"})\n`;
+  return { head: line(columns.map(escapeTerminal)) + line(widths.map((w) => "-".repeat(w))), row: (r) => line(r.map(show)) };
+}
+
+function rowsLine(n: number): string {
+  return `(${n} row${n === 1 ? "" : "s"})\n`;
+}
+
+/** A plain-text table: header, rule, rows; numbers right-aligned; control bytes escaped. */
+export function formatTable(columns: string[], rows: unknown[][]): string {
+  const t = tableLayout(columns, rows);
+  return t.head + rows.map(t.row).join("") + rowsLine(rows.length);
 }
 
 export const queryCommand: Command<QueryArgs> = {
@@ -52,21 +70,50 @@ export const queryCommand: Command<QueryArgs> = {
   summary: "read-only SQL over the index (table or --json)",
   help: HELP,
   parseArgs(argv) {
-    const p = parseCommandArgs(argv, { json: { type: "boolean" }, "no-update": { type: "boolean" } }, { min: 2, max: 2 });
-    return { exec: p.positionals[0], sql: p.positionals[1], json: p.values.json === true, update: p.values["no-update"] !== true };
+    const p = parseCommandArgs(argv, {
+      json: { type: "boolean" }, "no-update": { type: "boolean" }, "max-rows": { type: "string" }, timeout: { type: "string" },
+    }, { min: 2, max: 2 });
+    const timeout = intFlag(p.values.timeout, "--timeout");
+    return {
+      exec: p.positionals[0], sql: p.positionals[1], json: p.values.json === true, update: p.values["no-update"] !== true,
+      maxRows: intFlag(p.values["max-rows"], "--max-rows") ?? QUERY_MAX_ROWS, timeoutMs: timeout === undefined ? QUERY_TIMEOUT_MS : timeout * 1000,
+    };
   },
   async run(args, io) {
     if (args.update) {
       const r = await buildIndex(args.exec);
       if (r.mode !== "unchanged") io.stderr(`index: ${r.mode} (${r.linesRead} lines read)\n`);
     }
-    const { columns, rows } = queryIndex(args.exec, args.sql);
+    const limits = { maxRows: args.maxRows, timeoutMs: args.timeoutMs };
+    let columns: string[] = [];
     if (args.json) {
-      const objects = rows.map((r) => Object.fromEntries(columns.map((c, i) => [c, Buffer.isBuffer(r[i]) ? (r[i] as Buffer).toString("base64") : r[i]])));
-      await io.stdout(JSON.stringify({ columns, rows: objects }) + "\n");
-    } else {
-      await io.stdout(formatTable(columns, rows));
+      // One object {columns, rows}, streamed row by row; a failure mid-way leaves it unclosed (exit 1, error on stderr).
+      let n = 0;
+      await streamQuery(args.exec, args.sql, async (c) => {
+        columns = c;
+        await io.stdout(`{"columns":${JSON.stringify(columns)},"rows":[`);
+      }, (r) => {
+        const o: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+        columns.forEach((c, i) => { o[c] = Buffer.isBuffer(r[i]) ? (r[i] as Buffer).toString("base64") : r[i]; });
+        return io.stdout((n++ === 0 ? "" : ",") + JSON.stringify(o));
+      }, limits);
+      await io.stdout("]}\n");
+      return 0;
     }
+    const sample: unknown[][] = [];
+    let layout: ReturnType<typeof tableLayout> | undefined;
+    const n = await streamQuery(args.exec, args.sql, (c) => { columns = c; }, async (r) => {
+      if (layout) return io.stdout(layout.row(r));
+      sample.push(r);
+      if (sample.length < TABLE_SAMPLE_ROWS) return;
+      layout = tableLayout(columns, sample);
+      await io.stdout(layout.head + sample.map(layout.row).join(""));
+    }, limits);
+    if (!layout) {
+      const t = tableLayout(columns, sample);
+      await io.stdout(t.head + sample.map(t.row).join(""));
+    }
+    await io.stdout(rowsLine(n));
     return 0;
   },
 };
