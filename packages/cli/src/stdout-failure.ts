@@ -1,10 +1,11 @@
 /**
  * What a stdout write error other than EPIPE (a full device, an I/O error) becomes: a coded
- * IO_ERROR that rejects the pending and every later `io.stdout` write, and that `main` still sees
+ * error (NO_SPACE, IO_ERROR, … from the durable-file module's errno mapping) that rejects the pending and every later `io.stdout` write, and that `main` still sees
  * when it surfaces after the last write resolved, so the CLI never exits silently (node's exit 13
  * of a never-settled write) or 0 after losing output. EPIPE stays a quiet success (see main).
  */
-import { JournalError } from "@hankweave-journal/core";
+import type { JournalError } from "@hankweave-journal/core";
+import { ioError } from "@hankweave-journal/journal";
 
 /** The stdout failure tracker of one stream (one per stream: a second call returns the first). */
 export interface StdoutFailure {
@@ -26,7 +27,7 @@ export function stdoutFailure(stream: NodeJS.WritableStream, controller?: AbortC
   const waiting = new Set<(e: JournalError) => void>();
   stream.on("error", (err: NodeJS.ErrnoException) => {
     if (err.code === "EPIPE" || error) return;
-    error = new JournalError("IO_ERROR", `cannot write stdout: ${err.code ?? "error"} ${err.message}`, { path: "<stdout>", errno: err.code }, { cause: err });
+    error = ioError(err, "<stdout>"); // NO_SPACE for a full device, READ_ONLY, IO_ERROR, …
     for (const reject of waiting) reject(error);
     waiting.clear();
     controller?.abort();

@@ -105,12 +105,12 @@ describe("every non-zero exit names a stable code", () => {
     expect(r.err).toMatch(/^error RUN_NOT_FINISHED: /m);
   });
 
-  it("a full stdout device (/dev/full) exits 1 with IO_ERROR, not 13 silently (real process)", () => {
+  it("a full stdout device (/dev/full) exits 1 with NO_SPACE, not 13 silently (real process)", () => {
     const exec = execWith("full", [ev(0, "info")]);
     for (const argv of [["stats", exec], ["cat", exec]]) {
       const r = spawnSync("sh", ["-c", `exec "${process.execPath}" "${BIN}" ${argv.map((a) => `'${a}'`).join(" ")} > /dev/full`], { encoding: "utf8", timeout: 60_000 });
       expect(r.status, argv[0]).toBe(1);
-      expect(r.stderr).toMatch(/^error IO_ERROR: /m);
+      expect(r.stderr).toMatch(/^error NO_SPACE: /m);
     }
   });
 });
