@@ -21,6 +21,7 @@ import { lastRunStatus, type LastRunStatus } from "./run-status.js";
 import { verifyDiet } from "./verify-diet.js";
 import { DietedSource } from "./dieted-source.js";
 import { findPointers } from "./rehydrate.js";
+import { applyExtDiet, extAlreadyDieted, isExtDiet, planExtDiet } from "./ext/ext-diet.js";
 
 /** At most this many individual moves are listed in a plan (the counts are always complete). */
 export const PLAN_MAX_MOVES = 1000;
@@ -115,6 +116,7 @@ async function requirePlain(exec: string): Promise<ExecLayout> {
  */
 export async function planDiet(exec: string, opts: DietOptions = {}): Promise<DietPlan> {
   const mode = opts.mode ?? "compatible";
+  if (mode === "extended") return planExtDiet(exec, opts);
   const layout = await requirePlain(exec);
   const fh = await openRegularForRead(layout.journal);
   try {
@@ -129,7 +131,7 @@ export async function planDiet(exec: string, opts: DietOptions = {}): Promise<Di
     return {
       exec,
       mode,
-      dietVersion: mode === "extended" ? 2 : 1,
+      dietVersion: 1,
       lastRun,
       runCheck: runOk(lastRun) ? "ok" : opts.force ? "forced" : "refused",
       originalBytes: scan.originalBytes,
@@ -173,6 +175,7 @@ async function storedSizes(layout: ExecLayout, shas: Iterable<string>, zst: numb
  */
 export async function applyDiet(exec: string, opts: DietOptions = {}): Promise<DietResult> {
   const mode = opts.mode ?? "compatible";
+  if (mode === "extended") return applyExtDiet(exec, opts);
   const hook: DietHook = opts.hook ?? (() => undefined);
   const presence = await journalPresence(exec);
   if (presence.kind === "dieted") return alreadyDieted(exec);
@@ -241,7 +244,7 @@ export async function applyDiet(exec: string, opts: DietOptions = {}): Promise<D
 
     const manifest: DietManifest = {
       schemaVersion: 1,
-      dietVersion: mode === "extended" ? 2 : 1,
+      dietVersion: 1,
       // Journals without a sidecar predate it: the reference runtime's v1 event schema.
       eventSchemaVersion: trusted?.eventSchemaVersion ?? (sidecar.status === "stale" ? sidecar.sidecar.eventSchemaVersion : 1),
       totalEvents: trusted?.totalEvents ?? scan.totalEvents ?? 0,
@@ -319,6 +322,7 @@ export async function applyDiet(exec: string, opts: DietOptions = {}): Promise<D
 /** The idempotent path: re-verify an existing diet and report it. */
 async function alreadyDieted(exec: string): Promise<DietResult> {
   const layout = layoutOf(exec);
+  if (isExtDiet(layout)) return extAlreadyDieted(exec);
   const v = await verifyDiet(layout);
   const shas = new Set<string>();
   const src = await DietedSource.open(layout, v.manifest);

@@ -9,7 +9,4 @@ defineReaderContract("dieted events.jsonl.zst (compatible, 2 MiB frames)", async
   return { reader: await openDietedReader(exec), cleanup: async () => rmExec(exec) };
 }, { randomJournals: 4 });
 
-defineReaderContract("dieted events.jsonl.zst (extended, 300-byte frames)", async (bytes) => {
-  const exec = await dietBytes(bytes, { mode: "extended", frameTargetBytes: 300 });
-  return { reader: await openDietedReader(exec), cleanup: async () => rmExec(exec) };
-}, { randomJournals: 4 });
+// The extended diet (dietVersion 2) runs the same suite in ext/ext-reader.contract.int.test.ts.

@@ -5,6 +5,8 @@
 import { JournalError, layoutOf, type JournalReader } from "@hankweave-journal/core";
 import { journalPresenceSync, openPlainReader } from "@hankweave-journal/journal";
 import { openDietedReader } from "./dieted-reader.js";
+import { isExtDiet } from "./ext/ext-diet.js";
+import { openExtReader } from "./ext/ext-reader.js";
 
 /**
  * Open the journal of `exec`: events.jsonl while it exists, else the dieted pair.
@@ -20,7 +22,7 @@ export async function openReader(exec: string): Promise<JournalReader> {
     case "plain":
       return openPlainReader(exec);
     case "dieted":
-      return openDietedReader(exec);
+      return isExtDiet(layout) ? openExtReader(exec) : openDietedReader(exec);
     case "half":
       throw new JournalError("HALF_PAIR", `${layout.eventsDir} has no events.jsonl and only ${presence.present === "zst" ? "events.jsonl.zst" : "journal.meta.json"} of the dieted pair`, { path: layout.eventsDir }, {
         hint: "the other half is missing; restore it from a backup",

@@ -11,6 +11,7 @@ import { journalPresence, openRegularForRead } from "@hankweave-journal/journal"
 import { DietedSource } from "./dieted-source.js";
 import { readManifest } from "./manifest.js";
 import { originalPieces, type PipelineStats } from "./restore-pipeline.js";
+import { extOriginalPieces, isExtDiet, openExtSource } from "./ext/ext-diet.js";
 
 /** Crash-test hook, as for the diet. */
 export type RestoreHook = (step: string, n: number) => void | Promise<void>;
@@ -94,7 +95,9 @@ export async function restoreJournal(
     await fsp.rm(layout.restoreTmp, { force: true });
     return { exec, status: "already-restored", originalSha256: have.sha256, originalBytes: have.bytes, publishedBy: null };
   }
-  const src = await DietedSource.open(layout, manifest);
+  // An extended diet (dietVersion 2, ext/) is rebuilt by its own reader; the rest is shared.
+  const ext = isExtDiet(layout) ? (await openExtSource(layout)).src : null;
+  const src = ext === null ? await DietedSource.open(layout, manifest) : null;
   await fsp.rm(layout.restoreTmp, { force: true });
   const out = await fsp.open(layout.restoreTmp, "wx", 0o644);
   let published = false;
@@ -112,7 +115,7 @@ export async function restoreJournal(
     let syncedUpTo = 0;
     let syncError: unknown = null;
     try {
-      for await (const { parts, release } of originalPieces(src, opts.workers, opts.stats)) {
+      for await (const { parts, release } of ext ? extOriginalPieces(ext) : originalPieces(src as DietedSource, opts.workers, opts.stats)) {
         await writing;
         await hook("chunk", ++chunks);
         if (syncing === null && bytes - syncedUpTo >= datasyncEvery) {
@@ -140,7 +143,8 @@ export async function restoreJournal(
       await writing.catch(() => undefined);
       if (syncing !== null) await syncing;
       await out.close();
-      await src.close();
+      ext?.close();
+      await src?.close();
     }
     const digest = sha.digestHex();
     if (digest !== manifest.originalSha256 || bytes !== manifest.originalBytes) {

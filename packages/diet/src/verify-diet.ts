@@ -8,6 +8,7 @@ import { createSha256 } from "@hankweave-journal/cas";
 import { DietedSource } from "./dieted-source.js";
 import { originalPieces } from "./restore-pipeline.js";
 import { readManifest, type DietManifest } from "./manifest.js";
+import { isExtDiet, verifyExtDiet } from "./ext/ext-diet.js";
 
 /** What a verification found. */
 export interface DietVerification {
@@ -31,6 +32,7 @@ export async function verifyDiet(
 ): Promise<DietVerification> {
   const layout = typeof exec === "string" ? layoutOf(exec) : exec;
   const manifestPath = paths.manifest ?? layout.manifest;
+  if (isExtDiet(layout, manifestPath)) return verifyExtDiet(layout, paths);
   const manifest = await readManifest(layout, manifestPath);
   const src = await DietedSource.open(layout, manifest, paths.zst ?? layout.dietedJournal);
   const sha = createSha256();

@@ -1,0 +1,104 @@
+/**
+ * The JournalReader over an extended diet (SPEC §3): the same lines, offsets, bytes, events and
+ * findings as the plain reader, without restoring. `getLine(N)` reads the tables, one block record
+ * and the pack frames the line needs, and rebuilds only that line (earlier lines of the block only
+ * advance the stream cursors).
+ */
+import * as fsp from "node:fs/promises";
+import {
+  JournalError, layoutOf,
+  type JournalInfo, type JournalReader, type JournalRecord, type LineRange, type PageResult, type RawLine, type ScanOptions,
+} from "@hankweave-journal/core";
+import { eventsFromRawLines, isBlankLine, parseEventLine } from "@hankweave-journal/journal";
+import type { DietManifest } from "../manifest.js";
+import type { ExtSource } from "./ext-source.js";
+import { openExtSource } from "./ext-diet.js";
+
+class ExtReader implements JournalReader {
+  readonly kind = "dieted" as const;
+
+  constructor(readonly exec: string, private readonly src: ExtSource, private readonly manifest: DietManifest) {}
+
+  async *lines(range: LineRange = {}): AsyncGenerator<RawLine> {
+    const from = Math.max(0, range.fromLine ?? 0);
+    const to = Math.min(range.toLine ?? Number.POSITIVE_INFINITY, this.src.lineCount - 1);
+    if (from > to) return;
+    for (let k = this.src.blockOf(from); k >= 0 && k < this.src.blocks.length; k++) {
+      const b = this.src.blocks[k];
+      if (b.firstLine > to) break;
+      const d = this.src.decode(k, Math.max(0, from - b.firstLine), to - b.firstLine);
+      for (let i = 0; i < d.lines.length; i++) {
+        const l = d.lines[i];
+        const line = d.firstLine + i;
+        yield { line, offset: d.offsets[i], bytes: typeof l === "string" ? Buffer.from(l, "utf8") : l, terminated: this.src.terminated(line) };
+      }
+    }
+  }
+
+  events(opts: ScanOptions = {}): AsyncGenerator<JournalRecord> {
+    return eventsFromRawLines(this.lines(opts), opts);
+  }
+
+  async getLine(line: number): Promise<JournalRecord | null> {
+    if (!Number.isSafeInteger(line) || line < 0) throw new RangeError(`line must be a non-negative integer, got ${line}`);
+    for await (const raw of this.lines({ fromLine: line, toLine: line })) {
+      if (!raw.terminated || raw.bytes.length === 0 || isBlankLine(raw.bytes)) return null;
+      const parsed = parseEventLine(raw.bytes, raw.line, raw.offset);
+      return parsed.ok ? { line: raw.line, offset: raw.offset, bytes: Buffer.from(raw.bytes), event: parsed.event } : null;
+    }
+    const path = layoutOf(this.exec).dietedJournal;
+    throw new JournalError("LINE_OUT_OF_RANGE", `line ${line} is past the end of ${path}`, { path, line });
+  }
+
+  async tail(n: number): Promise<JournalRecord[]> {
+    if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`n must be a non-negative integer, got ${n}`);
+    const found: JournalRecord[] = [];
+    for (let k = this.src.blocks.length - 1; k >= 0 && found.length < n; k--) {
+      const b = this.src.blocks[k];
+      const recs: JournalRecord[] = [];
+      for await (const r of this.events({ fromLine: b.firstLine, toLine: b.firstLine + b.lines - 1 })) {
+        recs.push({ line: r.line, offset: r.offset, bytes: Buffer.from(r.bytes), event: r.event });
+      }
+      found.unshift(...recs.slice(Math.max(0, recs.length - (n - found.length))));
+    }
+    return found;
+  }
+
+  async page(fromLine: number, limit: number): Promise<PageResult> {
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
+    const records: JournalRecord[] = [];
+    for await (const r of this.events({ fromLine })) {
+      if (records.length === limit) return { records, nextLine: r.line };
+      records.push({ line: r.line, offset: r.offset, bytes: Buffer.from(r.bytes), event: r.event });
+    }
+    return { records, nextLine: null };
+  }
+
+  async info(): Promise<JournalInfo> {
+    const manifestBytes = (await fsp.stat(layoutOf(this.exec).manifest)).size;
+    return {
+      kind: "dieted",
+      bytes: this.manifest.originalBytes,
+      storedBytes: this.src.fileBytes + manifestBytes,
+      // Physical newline-terminated lines (a torn final fragment is not one).
+      lines: this.src.lineCount - (this.src.lineCount > 0 && !this.src.terminated(this.src.lineCount - 1) ? 1 : 0),
+      eventSchemaVersion: this.manifest.eventSchemaVersion,
+    };
+  }
+
+  async close(): Promise<void> {
+    this.src.close();
+  }
+}
+
+/**
+ * Open the extended diet of `exec` as a JournalReader. Throws MANIFEST_INVALID, EXT_TRUNCATED,
+ * EXT_INDEX_INVALID at open; EXT_CORRUPT / EXT_BODY_SIZE when a line that needs a damaged block or
+ * pack frame is read.
+ *
+ * @example const r = await openExtReader("/runs/x"); await r.getLine(1200);
+ */
+export async function openExtReader(exec: string): Promise<JournalReader> {
+  const { src, manifest } = await openExtSource(layoutOf(exec));
+  return new ExtReader(exec, src, manifest);
+}

@@ -1,0 +1,216 @@
+/**
+ * Reading an extended diet's container: the footer and tables (checked against the manifest), one
+ * block record at a time, pack pieces through a small cache of decoded frames. Synchronous preads:
+ * a one-line read touches a few KB of tables, one record and at most a few frames.
+ *
+ * Guarantees: every size and offset is checked before it is used to read or allocate (a lying
+ * index is EXT_INDEX_INVALID, a short file EXT_TRUNCATED, a frame decoding to other than its
+ * declared size EXT_BODY_SIZE, anything else that does not decode EXT_CORRUPT); never writes.
+ */
+import * as fs from "node:fs";
+import { JournalError, type ExecLayout } from "@hankweave-journal/core";
+import { openRegularSync } from "@hankweave-journal/journal";
+import {
+  BLOCK_ENTRY_BYTES, FOOTER_BYTES, FRAME_ENTRY_BYTES, HEADER_BYTES, CONTAINER_MAGIC, FORMAT_VERSION,
+  extError, readBlockTable, readFooter, readFrameTable,
+  type BlockEntry, type ExtManifestInfo, type FrameEntry,
+} from "./format.js";
+import { decodeBlock, type DecodedLine } from "./block-codec.js";
+import { zstdContentSize, zstdDecodeExact } from "./zstd.js";
+
+/** Decoded pack frames kept (each at most PACK_FRAME_TARGET_BYTES plus one piece). */
+const FRAME_CACHE = 4;
+
+/** The manifest fields the container is checked against. */
+export interface ExtExpect {
+  lines: number;
+  originalBytes: number;
+  endsWithNewline: boolean;
+}
+
+/** A decoded slice of a block: lines with their original offsets and lengths. */
+export interface ExtLines {
+  firstLine: number;
+  lines: DecodedLine[];
+  offsets: number[];
+}
+
+/** Read the manifest's `ext` key (null when the manifest is not an extended diet of this format). */
+export function readExtInfo(manifestPath: string): ExtManifestInfo | null {
+  let o: unknown;
+  try {
+    o = JSON.parse(fs.readFileSync(manifestPath, "utf8"));
+  } catch {
+    return null; // the manifest's own reader reports what is wrong with it
+  }
+  const ext = (o as { ext?: unknown } | null)?.ext as ExtManifestInfo | undefined;
+  if (typeof ext !== "object" || ext === null || ext.format !== "hwx-columnar") return null;
+  return ext;
+}
+
+export class ExtSource {
+  private readonly frameCache = new Map<number, string[]>();
+  private constructor(
+    readonly path: string,
+    private readonly fd: number,
+    readonly fileBytes: number,
+    readonly blocks: BlockEntry[],
+    readonly frames: FrameEntry[],
+    readonly expect: ExtExpect,
+  ) {}
+
+  /** Open `path` (default: the published container) and check its tables against `expect`. */
+  static open(layout: ExecLayout, expect: ExtExpect, path: string = layout.dietedJournal): ExtSource {
+    const fd = openRegularSync(path);
+    try {
+      const size = fs.fstatSync(fd).size;
+      const head = Buffer.alloc(HEADER_BYTES);
+      if (size < HEADER_BYTES + FOOTER_BYTES || fs.readSync(fd, head, 0, HEADER_BYTES, 0) !== HEADER_BYTES
+        || head.readUInt32LE(0) !== CONTAINER_MAGIC) {
+        throw extError("EXT_TRUNCATED", `${path} is not an extended diet container (no header)`, path, { actual: size });
+      }
+      if (head.readUInt32LE(4) !== FORMAT_VERSION) throw extError("EXT_INDEX_INVALID", `unsupported container version ${head.readUInt32LE(4)}`, path);
+      const footer = readFooter(preadExact(fd, size - FOOTER_BYTES, FOOTER_BYTES, path), size, path);
+      const tables = preadExact(fd, footer.packTableOffset, size - FOOTER_BYTES - footer.packTableOffset, path);
+      const frames = readFrameTable(tables.subarray(0, footer.frames * FRAME_ENTRY_BYTES), footer, path);
+      const blocks = readBlockTable(tables.subarray(footer.frames * FRAME_ENTRY_BYTES, footer.frames * FRAME_ENTRY_BYTES + footer.blocks * BLOCK_ENTRY_BYTES), footer, expect.lines, expect.originalBytes, path);
+      return new ExtSource(path, fd, size, blocks, frames, expect);
+    } catch (e) {
+      fs.closeSync(fd);
+      throw e;
+    }
+  }
+
+  get lineCount(): number {
+    return this.expect.lines;
+  }
+
+  /** Index of the block holding `line` (binary search), or -1 past the end. */
+  blockOf(line: number): number {
+    let lo = 0;
+    let hi = this.blocks.length - 1;
+    if (hi < 0 || line >= this.expect.lines || line < 0) return -1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.blocks[mid].firstLine <= line) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /** Lines `from`..`to` of block `k` (block-relative, inclusive), rebuilt and checked. */
+  decode(k: number, from = 0, to = Number.POSITIVE_INFINITY): ExtLines {
+    const b = this.blocks[k];
+    const record = preadExact(this.fd, b.fileOffset, b.recordBytes, this.path);
+    const last = Math.min(to, b.lines - 1);
+    const { lines, lens } = decodeBlock(record, b.lines, (id) => this.piece(id), this.path, from, last);
+    const offsets: number[] = new Array(lines.length);
+    let off = b.originalOffset;
+    for (let i = 0; i < from; i++) off += Number(lens[i]) + 1;
+    let total = off;
+    for (let i = from; i < b.lines; i++) {
+      if (i <= last) offsets[i - from] = total;
+      total += Number(lens[i]) + (this.terminated(b.firstLine + i) ? 1 : 0);
+    }
+    const want = b.originalOffset + b.originalBytes;
+    if (total !== want) {
+      throw extError("EXT_INDEX_INVALID", `block ${k} rebuilds to ${total - b.originalOffset} bytes, its index says ${b.originalBytes}`, this.path);
+    }
+    return { firstLine: b.firstLine + from, lines, offsets };
+  }
+
+  /** False only for the journal's unterminated final fragment. */
+  terminated(line: number): boolean {
+    return this.expect.endsWithNewline || line !== this.expect.lines - 1;
+  }
+
+  /** The text of pack piece `id`. */
+  piece(id: number): string {
+    let lo = 0;
+    let hi = this.frames.length - 1;
+    if (hi < 0) throw extError("EXT_INDEX_INVALID", `piece ${id} is referenced but the pack is empty`, this.path);
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.frames[mid].firstPiece <= id) lo = mid;
+      else hi = mid - 1;
+    }
+    const f = this.frames[lo];
+    if (id < f.firstPiece || id >= f.firstPiece + f.pieces) throw extError("EXT_INDEX_INVALID", `piece ${id} is not in the pack`, this.path);
+    let pieces = this.frameCache.get(lo);
+    if (pieces === undefined) {
+      pieces = this.loadFrame(lo);
+      if (this.frameCache.size >= FRAME_CACHE) this.frameCache.delete(this.frameCache.keys().next().value as number);
+      this.frameCache.set(lo, pieces);
+    }
+    return pieces[id - f.firstPiece];
+  }
+
+  private loadFrame(k: number): string[] {
+    const f = this.frames[k];
+    const z = preadExact(this.fd, f.fileOffset, f.compressedBytes, this.path);
+    const raw = zstdDecodeExact(z, f.rawBytes);
+    if (raw === null) {
+      const declared = zstdContentSize(z);
+      if (declared !== null && declared !== f.rawBytes) {
+        throw extError("EXT_BODY_SIZE", `pack frame ${k} holds ${declared} bytes, its index declares ${f.rawBytes}`, this.path, { expected: f.rawBytes, actual: declared });
+      }
+      throw extError("EXT_CORRUPT", `pack frame ${k} does not decode`, this.path);
+    }
+    if (raw[raw.length - 1] !== 0x0a) throw extError("EXT_CORRUPT", `pack frame ${k} does not end with a piece`, this.path);
+    const pieces = raw.toString("utf8").split("\n");
+    pieces.pop();
+    if (pieces.length !== f.pieces) throw extError("EXT_CORRUPT", `pack frame ${k} holds ${pieces.length} pieces, its index says ${f.pieces}`, this.path);
+    return pieces;
+  }
+
+  /**
+   * The original journal, in order, as byte chunks (one block at a time: bounded memory). Encoded
+   * lines of a block become one buffer; verbatim lines are views of the decoded stream.
+   */
+  *originalChunks(): Generator<Buffer[]> {
+    for (let k = 0; k < this.blocks.length; k++) {
+      const { firstLine, lines } = this.decode(k);
+      const parts: Buffer[] = [];
+      let run = "";
+      for (let i = 0; i < lines.length; i++) {
+        const l = lines[i];
+        const nl = this.terminated(firstLine + i);
+        if (typeof l === "string") run += nl ? `${l}\n` : l;
+        else {
+          if (run.length > 0) parts.push(Buffer.from(run, "utf8"));
+          run = "";
+          parts.push(l);
+          if (nl) parts.push(NL);
+        }
+      }
+      if (run.length > 0) parts.push(Buffer.from(run, "utf8"));
+      yield parts;
+    }
+  }
+
+  close(): void {
+    try {
+      fs.closeSync(this.fd);
+    } catch {
+      // already closed
+    }
+  }
+}
+
+const NL = Buffer.from("\n");
+
+function preadExact(fd: number, position: number, length: number, path: string): Buffer {
+  const b = Buffer.allocUnsafe(length);
+  let got = 0;
+  while (got < length) {
+    let n: number;
+    try {
+      n = fs.readSync(fd, b, got, length - got, position + got);
+    } catch (e) {
+      throw new JournalError("IO_ERROR", `cannot read ${path}: ${(e as Error).message}`, { path }, { cause: e });
+    }
+    if (n === 0) throw extError("EXT_TRUNCATED", `${path} ends before byte ${position + length}`, path, { expected: position + length, actual: position + got });
+    got += n;
+  }
+  return b;
+}

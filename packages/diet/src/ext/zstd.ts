@@ -1,0 +1,62 @@
+/**
+ * Synchronous one-shot zstd for the extended diet (libzstd through `zstd-napi`, one context of each
+ * kind per thread): compress at a level, and decode into a buffer of exactly the declared size.
+ */
+import { createRequire } from "node:module";
+import { nativeModule } from "@hankweave-journal/core";
+
+interface Binding {
+  DCtx: new () => { decompress(dst: Uint8Array, src: Uint8Array): number };
+  CCtx: new () => { compress(dst: Uint8Array, src: Uint8Array, level: number): number };
+  compressBound(size: number): number;
+  getFrameContentSize(src: Uint8Array): number | null;
+}
+
+const require = createRequire(import.meta.url);
+const binding = nativeModule<Binding>(require, resolveOr("zstd-napi/binding.js"), "zstd-napi");
+
+function resolveOr(id: string): string {
+  try {
+    return require.resolve(id);
+  } catch {
+    return id;
+  }
+}
+
+let cctx: InstanceType<Binding["CCtx"]> | null = null;
+let dctx: InstanceType<Binding["DCtx"]> | null = null;
+
+/** One zstd frame (content size in the header, no checksum) of `data` at `level`. */
+export function zstdCompress(data: Uint8Array, level: number): Buffer {
+  const lib = binding();
+  cctx ??= new lib.CCtx();
+  const dst = Buffer.allocUnsafe(lib.compressBound(data.byteLength));
+  const n = cctx.compress(dst, data, level);
+  return Buffer.from(dst.subarray(0, n));
+}
+
+/**
+ * Decode `src` into a new buffer of exactly `size` bytes. Returns null when `src` is corrupt,
+ * truncated, decodes to more than `size` bytes or to fewer (the caller picks the error code).
+ */
+export function zstdDecodeExact(src: Uint8Array, size: number): Buffer | null {
+  const lib = binding();
+  dctx ??= new lib.DCtx();
+  const dst = Buffer.allocUnsafe(size);
+  let n: number;
+  try {
+    n = dctx.decompress(dst, src);
+  } catch {
+    return null;
+  }
+  return n === size ? dst : null;
+}
+
+/** The content size a zstd frame header declares (null when absent or not a frame). */
+export function zstdContentSize(src: Uint8Array): number | null {
+  try {
+    return binding().getFrameContentSize(src);
+  } catch {
+    return null;
+  }
+}
