@@ -119,7 +119,6 @@ export const ERROR_CODES = {
   DIET_VERIFY_FAILED: "the written diet did not verify against the original",
   EXT_TRUNCATED: "an extended diet's container (events.jsonl.zst) is truncated: a record, pack frame or table ends past the file",
   EXT_INDEX_INVALID: "an extended diet's block or body index lies: offsets, sizes or line counts that do not fit the container",
-  EXT_DICT_MISMATCH: "an extended diet's stored zstd dictionary is missing or is not the one its streams were compressed with",
   EXT_BODY_SIZE: "an extended diet's pack frame decodes to more (or fewer) bytes than its index declares",
   EXT_CORRUPT: "an extended diet's block or pack does not decode to what its index and checksums say",
   // --- audit / index / query

@@ -18,7 +18,7 @@ afterEach(() => {
 describe("diet round trip (property)", () => {
   it("restore(diet(j)) (in-thread or by workers) and the dieted reader give back j byte for byte; moves exactly the provable bodies", async () => {
     await fc.assert(
-      fc.asyncProperty(journalArb, fc.constantFrom<"compatible" | "extended">("compatible", "extended"), fc.constantFrom(200, 6000, 2 * 1024 * 1024), fc.constantFrom(0, 1, 2), async (j, mode, frameTargetBytes, workers) => {
+      fc.asyncProperty(journalArb, fc.constantFrom<"compatible" | "extended">("compatible") /* extended: ext/ext-round-trip.int.test.ts */, fc.constantFrom(200, 6000, 2 * 1024 * 1024), fc.constantFrom(0, 1, 2), async (j, mode, frameTargetBytes, workers) => {
         const exec = tempExec(j.bytes);
         made.push(exec);
         const l = layoutOf(exec);

@@ -1,0 +1,138 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+import fc from "fast-check";
+import { afterEach, describe, expect, it } from "vitest";
+import { layoutOf } from "@hankweave-journal/core";
+import { openReader } from "../open-reader.js";
+import { restoreJournal } from "../restore.js";
+import { verifyDiet } from "../verify-diet.js";
+import { journalArb } from "../journal-arbitrary.js";
+import { copyExec, linesToBytes, rmExec, tempExec } from "../test-helpers.js";
+import { applyExtDiet } from "./ext-diet.js";
+import { independentDecode } from "./independent-decoder.js";
+
+// Round trips of the extended diet: through the independent decoder written from
+// docs/extended-diet.md, through openReader (the production decoder) and through restore.
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const REPO = path.resolve(HERE, "../../../..");
+const CONF = process.env.HANKWEAVE_CONFORMANCE ?? path.resolve(REPO, "../shared/conformance");
+
+const made: string[] = [];
+afterEach(() => {
+  for (const d of made.splice(0)) rmExec(d);
+});
+
+/** Diet `exec` extended, then check all three decoders against `original`; returns the verbatim line numbers. */
+async function roundTrip(exec: string, original: Buffer, opts: { blockTargetBytes?: number; packFrameTargetBytes?: number; workers?: number } = {}): Promise<number[]> {
+  const l = layoutOf(exec);
+  const r = await applyExtDiet(exec, { force: true, workers: 0, ...opts });
+  expect(r.dietVersion).toBe(2);
+  expect(r.originalBytes).toBe(original.length);
+  expect(fs.existsSync(l.journal)).toBe(false);
+  const manifest = JSON.parse(fs.readFileSync(l.manifest, "utf8"));
+  expect(manifest.dietVersion).toBe(2);
+  expect(manifest.ext.format).toBe("hwx-columnar");
+  const verbatim: number[] = [];
+  const independent = await independentDecode(fs.readFileSync(l.dietedJournal), manifest, verbatim);
+  expect(independent.equals(original)).toBe(true);
+  const reader = await openReader(exec);
+  try {
+    expect(reader.kind).toBe("dieted");
+    expect((await linesToBytes(reader)).equals(original)).toBe(true);
+  } finally {
+    await reader.close();
+  }
+  expect((await verifyDiet(exec)).originalBytes).toBe(original.length);
+  expect((await restoreJournal(exec)).status).toBe("restored");
+  expect(fs.readFileSync(l.journal).equals(original)).toBe(true);
+  return verbatim;
+}
+
+const confJournals = fs.existsSync(CONF)
+  ? fs.readdirSync(CONF).map((d) => path.join(CONF, d)).filter((d) => fs.existsSync(layoutOf(d).journal))
+  : [];
+
+if (confJournals.length === 0) {
+  it("conformance folder is absent: these tests cannot run", () => {
+    if (process.env.REQUIRE_CONFORMANCE) throw new Error("missing");
+    console.warn("skipped: ../shared/conformance absent");
+    expect(confJournals.length).toBe(0);
+  });
+}
+
+describe.runIf(confJournals.length > 0)("extended diet of every conformance journal", () => {
+  for (const src of confJournals) {
+    it(`${path.basename(src)}: byte for byte through the independent decoder, the reader and restore`, async () => {
+      const exec = copyExec(src);
+      made.push(exec);
+      const original = fs.readFileSync(layoutOf(exec).journal);
+      // Small blocks and pack frames so that the journal spans several of each.
+      const verbatim = await roundTrip(exec, original, { blockTargetBytes: 256 * 1024, packFrameTargetBytes: 64 * 1024 });
+      // The runtime's lines are JSON.stringify output: all of them are encoded.
+      const lines = original.toString("utf8").split("\n").filter((x) => x.length > 0).length;
+      expect(verbatim.length).toBeLessThan(Math.max(1, lines / 100));
+    }, 60_000);
+  }
+});
+
+/** Lines whose re-serialisation differs from their bytes: they must stay verbatim. */
+const MUST_STAY = [
+  '{"id":"1772712164469-01ik806e8","n":1e5}', '{"n":-0}', '{"n":1.0}', '{"n":1E2}', '{"a":1,"a":2}',
+  '{"b":1,"1":2}', '{ "a":1}', '{"a":1} ', '{"s":"\\/"}', '{"s":"\\u00e9"}', '{"s":"\\ud800"x}', '[1,2]', '"str"', '12', 'null',
+  '{"timestamp":"2026-03-05T12:02:44.469Z","n":0.10}', '{"a":"\\u0041"}', '{"big":123456789012345678901}',
+];
+const event = fc.record({
+  id: fc.oneof(fc.constant("1772712164469-01ik806e8"), fc.string(), fc.constant("0-"), fc.constant("01-x")),
+  timestamp: fc.oneof(fc.date({ min: new Date(0), max: new Date(4e12), noInvalidDate: true }).map((d) => d.toISOString()), fc.string()),
+  type: fc.constantFrom("state.transition", "tool.result", "assistant.action", "weird\u0001type", "__proto__"),
+  data: fc.jsonValue(),
+}).map((e) => JSON.stringify(e));
+const lineArb = fc.oneof(
+  { arbitrary: fc.constantFrom(...MUST_STAY).map((s) => ({ s: Buffer.from(s), keep: true })), weight: 2 },
+  { arbitrary: event.map((s) => ({ s: Buffer.from(s), keep: false })), weight: 4 },
+  { arbitrary: fc.string({ unit: "grapheme", maxLength: 300 }).map((t) => ({ s: Buffer.from(JSON.stringify({ text: `${t}\n${t}`.repeat(3) })), keep: false })), weight: 2 },
+  { arbitrary: fc.uint8Array({ maxLength: 40 }).map((b) => ({ s: Buffer.from(b.filter((x) => x !== 10)), keep: false })), weight: 1 },
+  { arbitrary: fc.constant({ s: Buffer.alloc(0), keep: true }), weight: 1 },
+);
+const hostileJournal = fc.record({ lines: fc.array(lineArb, { maxLength: 40 }), torn: fc.boolean() }).map(({ lines, torn }) => {
+  const parts = lines.map((l) => l.s);
+  const bytes = Buffer.concat(parts.flatMap((p, i) => (torn && i === parts.length - 1 ? [p] : [p, Buffer.from("\n")])));
+  // An empty torn fragment is no line at all.
+  const keep = lines.map((l, i) => l.keep || (torn && i === lines.length - 1));
+  if (torn && parts.length > 0 && parts[parts.length - 1].length === 0) keep.pop();
+  return { bytes, keep };
+});
+
+describe("extended diet of hostile journals (property)", () => {
+  it("non-canonical lines, odd keys, invalid UTF-8, blank lines and a torn fragment: verbatim where re-serialising differs, byte for byte everywhere", async () => {
+    await fc.assert(
+      fc.asyncProperty(hostileJournal, fc.constantFrom(64, 500, 1 << 20), fc.constantFrom(32, 4096), async (j, blockTargetBytes, packFrameTargetBytes) => {
+        const exec = tempExec(j.bytes);
+        made.push(exec);
+        const verbatim = new Set(await roundTrip(exec, j.bytes, { blockTargetBytes, packFrameTargetBytes }));
+        j.keep.forEach((keep, i) => {
+          if (keep) expect(verbatim.has(i), `line ${i} must stay verbatim`).toBe(true);
+        });
+        rmExec(exec);
+      }),
+      { numRuns: 15 },
+    );
+  }, 90_000);
+
+  it("the diet property journals (bodies at the 4 KB threshold, duplicate bodies, lone surrogates, escapes) round-trip", async () => {
+    await fc.assert(
+      fc.asyncProperty(journalArb, fc.constantFrom(200, 1 << 20), async (j, blockTargetBytes) => {
+        const exec = tempExec(j.bytes);
+        made.push(exec);
+        const verbatim = new Set(await roundTrip(exec, j.bytes, { blockTargetBytes, packFrameTargetBytes: 8192 }));
+        j.lines.forEach((x, i) => {
+          if (x.compatible === "keep" && x.extended === "keep" && x.bytes.length > 0) expect(typeof verbatim.has(i)).toBe("boolean");
+        });
+        rmExec(exec);
+      }),
+      { numRuns: 8 },
+    );
+  }, 90_000);
+});

@@ -1,0 +1,131 @@
+/**
+ * TEST-ONLY independent decoder of the extended diet's container, written from the tables in
+ * `docs/extended-diet.md` (not exported by the package, imports nothing of the production decoder,
+ * and decodes zstd with the other binding, `@mongodb-js/zstd`). Rebuilds the whole journal.
+ */
+import { decompress } from "@mongodb-js/zstd";
+
+async function unzstd(b: Buffer): Promise<Buffer> {
+  return b.length === 0 ? Buffer.alloc(0) : Buffer.from(await decompress(b));
+}
+
+function list(b: Buffer): string[] {
+  if (b.length === 0) return [];
+  const v = b.toString("utf8").split("\n");
+  if (v.pop() !== "") throw new Error("list stream does not end with a newline");
+  return v;
+}
+
+const num = (b: Buffer, at: number) => Number(b.readBigUInt64LE(at));
+
+/** Rebuild the original journal from a container and the manifest's `lines`/`endsWithNewline` (line numbers stored verbatim go to `verbatimLines`). */
+export async function independentDecode(c: Buffer, manifest: { ext: { lines: number; endsWithNewline: boolean } }, verbatimLines: number[] = []): Promise<Buffer> {
+  if (c.readUInt32LE(0) !== 0x44585748 || c.readUInt32LE(4) !== 1) throw new Error("header");
+  const f = c.subarray(c.length - 32);
+  if (f.readUInt32LE(28) !== 0x46585748) throw new Error("footer magic");
+  const packTable = num(f, 0);
+  const blockTable = num(f, 8);
+  const nFrames = f.readUInt32LE(16);
+  const nBlocks = f.readUInt32LE(20);
+  if (packTable + 24 * nFrames !== blockTable || blockTable + 40 * nBlocks + 32 !== c.length) throw new Error("tables");
+  // The pack: all pieces, in id order.
+  const pieces: string[] = [];
+  for (let k = 0; k < nFrames; k++) {
+    const e = packTable + 24 * k;
+    const off = num(c, e);
+    const z = c.readUInt32LE(e + 8);
+    const raw = c.readUInt32LE(e + 12);
+    if (c.readUInt32LE(e + 16) !== pieces.length) throw new Error("frame firstPiece");
+    const data = await unzstd(c.subarray(off, off + z));
+    if (data.length !== raw) throw new Error("frame size");
+    const ps = list(data);
+    if (ps.length !== c.readUInt32LE(e + 20)) throw new Error("frame pieces");
+    pieces.push(...ps);
+  }
+  const out: Buffer[] = [];
+  let lineNo = 0;
+  for (let k = 0; k < nBlocks; k++) {
+    const e = blockTable + 40 * k;
+    const rec = c.subarray(num(c, e), num(c, e) + c.readUInt32LE(e + 8));
+    const lines = c.readUInt32LE(e + 12);
+    if (num(c, e + 16) !== lineNo) throw new Error("block firstLine");
+    if (rec.readUInt32LE(0) !== 0x42585748) throw new Error("block magic");
+    const S = rec.readUInt32LE(4);
+    const streams: Buffer[] = [];
+    let at = 8 + 8 * S;
+    for (let s = 0; s < S; s++) {
+      const z = rec.readUInt32LE(8 + 8 * s);
+      const d = await unzstd(rec.subarray(at, at + z));
+      if (d.length !== rec.readUInt32LE(12 + 8 * s)) throw new Error("stream size");
+      streams.push(d);
+      at += z;
+    }
+    const meta = JSON.parse(streams[0].toString("utf8")) as { cols: string[]; shapes: [string, number[]][] };
+    const rows = list(streams[1]).map(Number);
+    const lens = list(streams[2]).map(Number);
+    const verbatim = streams[3];
+    const idMs = list(streams[4]);
+    const idRand = list(streams[5]);
+    const ts = list(streams[6]);
+    const text = list(streams[7]);
+    const textn = list(streams[8]);
+    const cols = meta.cols.map((_, i) => list(streams[9 + i]));
+    const colPos = cols.map(() => 0);
+    let T = 0;
+    let v = 0;
+    let iId = 0;
+    let iTs = 0;
+    let iText = 0;
+    let iTextN = 0;
+    let prev = -1;
+    for (let i = 0; i < lines; i++, lineNo++) {
+      let line: Buffer;
+      if (rows[i] === 0) {
+        const nl = verbatim.indexOf(10, v);
+        line = verbatim.subarray(v, nl);
+        v = nl + 1;
+        verbatimLines.push(lineNo);
+      } else {
+        const [tpl, shapeCols] = meta.shapes[rows[i] - 1];
+        let s = "";
+        let ci = 0;
+        for (const ch of tpl) {
+          const code = ch.charCodeAt(0);
+          if (code > 5 || code === 0) {
+            s += ch;
+            continue;
+          }
+          if (code === 1 || code === 2) {
+            const col = shapeCols[ci++];
+            const val = cols[col][colPos[col]++];
+            s += code === 1 ? `"${val}"` : val;
+          } else if (code === 3) {
+            T += Number(idMs[iId]);
+            s += `"${T}-${idRand[iId++]}"`;
+          } else if (code === 4) {
+            s += `"${new Date(T + Number(ts[iTs++])).toISOString()}"`;
+          } else {
+            const n = Number(textn[iTextN++]);
+            const parts: string[] = [];
+            for (let j = 0; j < n; j++) {
+              const tok = text[iText++];
+              if (tok.startsWith("'")) parts.push(tok.slice(1));
+              else {
+                prev = prev + 1 + Number(tok);
+                parts.push(pieces[prev]);
+              }
+            }
+            s += `"${parts.join("\\n")}"`;
+          }
+        }
+        line = Buffer.from(s, "utf8");
+      }
+      if (line.length !== lens[i]) throw new Error(`line ${lineNo} length`);
+      out.push(line);
+      const last = lineNo === manifest.ext.lines - 1;
+      if (!last || manifest.ext.endsWithNewline) out.push(Buffer.from("\n"));
+    }
+  }
+  if (lineNo !== manifest.ext.lines) throw new Error("line count");
+  return Buffer.concat(out);
+}
