@@ -8,5 +8,6 @@ export default [
   "packages/state",
   "packages/audit",
   "packages/cli",
+  "packages/hankweave-journal",
   "tools",
 ];

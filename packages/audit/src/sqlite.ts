@@ -8,4 +8,4 @@ import type Database from "better-sqlite3";
 import { nativeModule } from "@hankweave-journal/core";
 
 /** The better-sqlite3 constructor (throws NATIVE_MODULE_UNAVAILABLE when it did not load). */
-export const sqlite = nativeModule<typeof Database>(createRequire(import.meta.url), "better-sqlite3", "better-sqlite3");
+export const sqlite: () => typeof Database = nativeModule<typeof Database>(createRequire(import.meta.url), "better-sqlite3", "better-sqlite3");

@@ -1,13 +1,8 @@
 #!/usr/bin/env node
-// Shim: run the prebuilt bundle (rebuilt when the sources are newer, see bundle.mjs); without one,
-// register tsx and run the TypeScript sources directly. HANKWEAVE_NO_BUNDLE=1 forces the latter.
-import { ensureBundle } from "./bundle.mjs";
-const bundle = await ensureBundle();
-let main;
-if (bundle) ({ main } = await import(bundle));
-else {
-  const { register } = await import("tsx/esm/api");
-  register();
-  ({ main } = await import("../src/main.ts"));
-}
+// The CLI from the TypeScript sources, for development in the repo (tsx compiles them on load:
+// slower start, always current). The installed command is packages/hankweave-journal/bin, which
+// runs the JavaScript of `npm run build` and never tsx.
+import { register } from "tsx/esm/api";
+register();
+const { main } = await import("../src/main.ts");
 await main();

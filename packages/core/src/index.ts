@@ -53,5 +53,6 @@ export type { SafeParseStateResult } from "./schemas/state-schemas.js";
 export {
   EVENT_PAYLOAD_SCHEMAS, envelopeSchema, fileUpdatedV1Schema, fileUpdatedV2Schema, fileUpdatedDietedSchema, ISO_TIMESTAMP_RE,
 } from "./schemas/event-schemas.js";
-export { parseEvent, safeParseEvent, validateEnvelope } from "./schemas/parse-event.js";
+export type { KnownEvent, KnownEventType, EventDataOf } from "./schemas/event-schemas.js";
+export { parseEvent, safeParseEvent, validateEnvelope, knownEvent } from "./schemas/parse-event.js";
 export type { CheckedEvent, SafeParseEventResult } from "./schemas/parse-event.js";

@@ -70,8 +70,8 @@ export function ensureTools(install: boolean, log: (s: string) => void): { tools
 let runnerCommand: string[] = ["node", "--import", "tsx", RUNNER];
 
 /**
- * Build the runner (and through it our packages) into one ES module with esbuild, the way the CLI
- * bin runs (packages/cli/bin/bundle.mjs), so children measure the code users run and not the tsx
+ * Build the runner (and through it our packages) into one ES module with esbuild (tools/bundle.mjs),
+ * so children measure the code users run and not the tsx
  * loader: tsx compiles modules on load and leaves its own heap for V8 to collect, which a 20 ms
  * operation (line N) then pays inside its timed window. Falls back to tsx when the build fails.
  * Returns "bundle" or "tsx".
@@ -80,7 +80,7 @@ export async function prepareRunner(log: (s: string) => void, opts: { forceTsx?:
   runnerCommand = ["node", "--import", "tsx", RUNNER];
   if (opts.forceTsx || process.env.HANKWEAVE_NO_BUNDLE === "1") return "tsx";
   try {
-    const bundler = (await import(new URL("../../../packages/cli/bin/bundle.mjs", import.meta.url).href)) as {
+    const bundler = (await import(new URL("../../bundle.mjs", import.meta.url).href)) as {
       buildBundle(entry: string, outfile: string): Promise<string>;
     };
     await bundler.buildBundle(RUNNER, RUNNER_BUNDLE);

@@ -47,8 +47,8 @@ const recentFileAccessSchema = z.union([
   loose({ path: z.string(), contentRef: contentRefSchema, timestamp: z.string().optional() }),
 ]);
 
-/** Payload schema per event type (36 catalog types + plan.updated). */
-export const EVENT_PAYLOAD_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
+/** Payload schema per event type, with its literal keys (the types below are inferred from it). */
+const PAYLOAD_SCHEMAS = {
   // --- server-state (20)
   "codon.started": loose({ ...codonId, codonName: z.string().optional(), codonDescription: z.string().optional(), sessionId: z.string().optional(), startTime: z.string() }),
   "codon.completed": loose({
@@ -107,7 +107,22 @@ export const EVENT_PAYLOAD_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   "incomplete.codon": loose({}),
   // --- ours
   "plan.updated": loose({ plan: z.array(executionCodonEntrySchema) }),
-};
+} satisfies Record<string, z.ZodType>;
+
+/** Payload schema per event type (36 catalog types + plan.updated). */
+export const EVENT_PAYLOAD_SCHEMAS: Readonly<Record<string, z.ZodType>> = PAYLOAD_SCHEMAS;
+
+/** An event type with a payload schema (the catalog's 36 plus `plan.updated`). */
+export type KnownEventType = keyof typeof PAYLOAD_SCHEMAS;
+/** The payload (`data`) of an event of type `T`, as its zod schema parses it. */
+export type EventDataOf<T extends KnownEventType> = z.output<(typeof PAYLOAD_SCHEMAS)[T]>;
+/**
+ * A journal event whose `data` is typed by its `type`: a discriminated union over the known
+ * types, so `if (e.type === "codon.completed") e.data.cost` type-checks (see `knownEvent`).
+ */
+export type KnownEvent = {
+  [T in KnownEventType]: { id: string; timestamp: string; type: T; data: EventDataOf<T> };
+}[KnownEventType];
 
 /** ISO-8601 UTC with milliseconds, as `Date.prototype.toISOString` writes it. */
 export const ISO_TIMESTAMP_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

@@ -7,7 +7,7 @@ import type { z } from "zod";
 import { categoryOf, isJournaledType, type EventCategory } from "../catalog.js";
 import { JournalError } from "../errors.js";
 import type { Finding, JournalEvent } from "../reader-contract.js";
-import { envelopeSchema, EVENT_PAYLOAD_SCHEMAS } from "./event-schemas.js";
+import { envelopeSchema, EVENT_PAYLOAD_SCHEMAS, type KnownEvent } from "./event-schemas.js";
 
 /** A checked event with what the catalog says about its type. */
 export interface CheckedEvent {
@@ -75,4 +75,16 @@ export function validateEnvelope(obj: unknown): Finding[] {
   const env = envelopeSchema.safeParse(obj);
   if (env.success) return [];
   return describe(env.error.issues, "").map((message) => ({ code: "INVALID_EVENT", severity: "error" as const, message }));
+}
+
+/**
+ * `event` as a `KnownEvent` (its `data` typed by its `type`) when its type has a payload schema and
+ * the payload passes it; null for unknown types and invalid payloads. The returned object is
+ * `event` itself, not a copy.
+ * @example const e = knownEvent(rec.event); if (e?.type === "token.usage") total += e.data.totalCost;
+ */
+export function knownEvent(event: JournalEvent): KnownEvent | null {
+  const schema = EVENT_PAYLOAD_SCHEMAS[event.type];
+  if (schema === undefined || !schema.safeParse(event.data).success) return null;
+  return event as KnownEvent;
 }

@@ -1,49 +1,17 @@
-// The CLI as one prebuilt ES module, so a command starts in ~0.1 s instead of compiling the
-// TypeScript sources through tsx on every call (0.5–1.5 s). Plain JS on purpose: it runs before
-// any TypeScript loader exists.
-//
-// The bundle lives at packages/cli/dist/hankweave-journal.mjs (gitignored). It is fresh when it is
-// newer than every source file of the workspace packages; a missing or stale bundle is rebuilt
-// with esbuild (tsx's own transformer, ~0.3 s) through a temp file and an atomic rename, so
-// concurrent calls never see half a bundle. When it cannot be built (read-only install, esbuild
-// missing), the caller falls back to tsx: same code, slower start.
-import { mkdirSync, readdirSync, renameSync, rmSync, statSync, utimesSync } from "node:fs";
+// One ES module from a TypeScript entry with esbuild: the bench's runner children (tools/src/bench/
+// measure.ts) run bundled so they measure our code and not the tsx loader. Not part of the product:
+// the installed CLI runs the JavaScript that tools/build.mjs emits to packages/hankweave-journal/dist.
+import { mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const CLI_DIR = dirname(dirname(fileURLToPath(import.meta.url)));
-const PACKAGES_DIR = dirname(CLI_DIR);
-export const BUNDLE_PATH = join(CLI_DIR, "dist", "hankweave-journal.mjs");
+const PACKAGES_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "packages");
 
 /** Native or asset-loading dependencies stay outside the bundle (resolved from node_modules). */
 const EXTERNAL = ["better-sqlite3", "@mongodb-js/zstd", "zstd-napi", "esbuild", "tsx"];
 
-/** Newest modification time (ms) of any source or manifest file of the workspace packages. */
-export function newestSourceMtime(packagesDir = PACKAGES_DIR) {
-  let newest = 0;
-  const visit = (dir) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (entry.name === "node_modules" || entry.name === "dist") continue;
-      const full = join(dir, entry.name);
-      if (entry.isDirectory()) visit(full);
-      else if (/\.(ts|mts|js|mjs|json)$/.test(entry.name)) newest = Math.max(newest, statSync(full).mtimeMs);
-    }
-  };
-  for (const pkg of readdirSync(packagesDir, { withFileTypes: true })) {
-    if (!pkg.isDirectory()) continue;
-    const src = join(packagesDir, pkg.name, "src");
-    try {
-      visit(src);
-      newest = Math.max(newest, statSync(join(packagesDir, pkg.name, "package.json")).mtimeMs);
-    } catch {
-      // a package without src/ or package.json has nothing to bundle
-    }
-  }
-  return newest;
-}
-
 /** Build the bundle of `entry` into `outfile` (temp file + rename). Throws when esbuild fails. */
-export async function buildBundle(entry = join(CLI_DIR, "src", "main.ts"), outfile = BUNDLE_PATH) {
+export async function buildBundle(entry, outfile) {
   const { build } = await import("esbuild");
   mkdirSync(dirname(outfile), { recursive: true });
   const tmp = `${outfile}.tmp-${process.pid}`;
@@ -68,6 +36,7 @@ export async function buildBundle(entry = join(CLI_DIR, "src", "main.ts"), outfi
   }
   return outfile;
 }
+
 
 /** Every worker module of the workspace packages (`*.worker.ts` under each src/, test folders aside). */
 export function workerModules(packagesDir = PACKAGES_DIR) {
@@ -112,29 +81,5 @@ async function buildWorkerBundles(build, dir) {
       rmSync(tmp, { force: true });
       throw err;
     }
-  }
-}
-
-/**
- * The path of a fresh bundle, building it when missing or older than the sources; null when it
- * cannot be built (the caller then runs the sources through tsx).
- */
-export async function ensureBundle({ bundlePath = BUNDLE_PATH, packagesDir = PACKAGES_DIR, entry } = {}) {
-  if (process.env.HANKWEAVE_NO_BUNDLE === "1") return null;
-  let bundleTime = -1;
-  try {
-    bundleTime = statSync(bundlePath).mtimeMs;
-  } catch {
-    // missing: build it
-  }
-  const newest = newestSourceMtime(packagesDir);
-  if (bundleTime >= 0 && bundleTime >= newest) return bundlePath;
-  try {
-    await buildBundle(entry, bundlePath);
-    // A source stamped in the future (clock skew, an extracted archive) must not make every call rebuild.
-    if (statSync(bundlePath).mtimeMs < newest) utimesSync(bundlePath, new Date(), new Date(Math.ceil(newest) + 1)); // Date has ms precision
-    return bundlePath;
-  } catch {
-    return null;
   }
 }

@@ -1,0 +1,10 @@
+import { defineProject } from "vitest/config";
+
+export default defineProject({
+  test: {
+    name: "hankweave-journal",
+    include: ["src/**/*.test.ts"],
+    testTimeout: 300_000,
+    hookTimeout: 300_000,
+  },
+});
