@@ -4,6 +4,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { JournalError } from "@hankweave-journal/core";
+import { suggest } from "./suggest.js";
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
@@ -18,7 +19,8 @@ export function parseCommandArgs(argv: string[], options: Options, positionals: 
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true }) as Parsed;
   } catch (e) {
-    throw new JournalError("USAGE", (e as Error).message);
+    // details.expected lists the command's flags (the --help test checks each is documented).
+    throw new JournalError("USAGE", usageMessage(e as Error & { code?: string }, options), { expected: flagNames(options) });
   }
   if (parsed.positionals.length < positionals.min) {
     throw new JournalError("USAGE", `expected at least ${positionals.min} argument(s), got ${parsed.positionals.length}`);
@@ -27,6 +29,21 @@ export function parseCommandArgs(argv: string[], options: Options, positionals: 
     throw new JournalError("USAGE", `unexpected argument: ${parsed.positionals[positionals.max]}`);
   }
   return parsed;
+}
+
+/** The long flags of `options` (`--name`). */
+export function flagNames(options: Options): string[] {
+  return Object.keys(options).map((long) => `--${long}`);
+}
+
+/** One line for a parse error of node's parseArgs: unknown flags get "did you mean". */
+function usageMessage(e: Error & { code?: string }, options: Options): string {
+  if (e.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
+    const flag = /'([^']+)'/.exec(e.message)?.[1] ?? "";
+    const near = suggest(flag, flagNames(options));
+    return `unknown flag ${flag}${near ? ` (did you mean ${near}?)` : ""}`;
+  }
+  return e.message.split(". ")[0]!.replace(/\.$/, "");
 }
 
 /** A non-negative integer flag value, or undefined when absent. */

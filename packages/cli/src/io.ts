@@ -2,6 +2,8 @@
  * The injected I/O of a CLI command: tests pass buffers, `main` passes the process streams.
  * Data goes to `stdout`, diagnostics and progress to `stderr`; progress only when `stderrIsTTY`.
  */
+import type { ExecLayout, JournalError } from "@hankweave-journal/core";
+
 export interface CliIO {
   stdout: (chunk: string | Uint8Array) => void | Promise<void>;
   stderr: (chunk: string) => void;
@@ -14,6 +16,18 @@ export interface CliIO {
   signal: AbortSignal;
 }
 
+/** What the CLI resolved before running a command: the execution directory, once, against `io.cwd`. */
+export interface RunContext {
+  /** The layout of the `<exec>` argument (resolved against `io.cwd`); null for commands without one. */
+  layout: ExecLayout | null;
+}
+
+/** What a command's progress line counts: bytes this process read or wrote, against a total (null: unknown). */
+export interface ProgressMeasure {
+  counter: "read" | "written";
+  total: number | null;
+}
+
 /** One CLI command: a pure argument parser and a runner. Exit codes: 0 ok, 1 findings/failure, 2 usage. */
 export interface Command<A = unknown> {
   name: string;
@@ -23,8 +37,23 @@ export interface Command<A = unknown> {
   help: string;
   /** Throws JournalError("USAGE") on bad arguments. Pure. */
   parseArgs(argv: string[]): A;
-  /** Returns the exit code. Throws JournalError for expected failures (main maps them). */
-  run(args: A, io: CliIO): Promise<number>;
+  /**
+   * Returns the exit code. Throws JournalError for expected failures (main maps them). `args.exec`,
+   * when the command has one, is already absolute (`ctx.layout.exec`).
+   */
+  run(args: A, io: CliIO, ctx: RunContext): Promise<number>;
+  /** What the progress line measures; default: bytes read against the journal's size (plain, else dieted). */
+  progress?(args: A, layout: ExecLayout): ProgressMeasure | null;
+}
+
+/**
+ * A JournalError a command already reported on stdout (inside its --json output): `main` prints
+ * the `error CODE:` line on stderr and exits 1, but writes no second JSON value.
+ */
+export class ReportedError extends Error {
+  constructor(readonly error: JournalError) {
+    super(error.message);
+  }
 }
 
 /** An in-memory CliIO for tests: returns the io plus accessors for what was written. */

@@ -2,13 +2,15 @@
  * `hankweave-journal` entry point: the only place that prints errors and sets the exit code.
  * Expected failures (JournalError) print `error CODE: message` (+ hint), never a stack trace.
  */
-import { isJournalError } from "@hankweave-journal/core";
+import { isJournalError, layoutOf } from "@hankweave-journal/core";
 import { COMMANDS, FLAG_ALIASES } from "./commands.js";
-import type { CliIO } from "./io.js";
-import { startProgress } from "./progress.js";
+import { ReportedError, type CliIO, type Command } from "./io.js";
+import { readMeasure, startProgress } from "./progress.js";
+import { suggest } from "./suggest.js";
 import { escapeTerminal } from "./terminal-text.js";
 import { stdoutFailure } from "./stdout-failure.js";
 import { resolve as resolvePath } from "node:path";
+import { VERSION } from "./version.js";
 
 export const USAGE_TEXT = (): string =>
   [
@@ -17,43 +19,90 @@ export const USAGE_TEXT = (): string =>
     "commands:",
     ...COMMANDS.map((c) => `  ${c.name.padEnd(10)} ${c.summary}`),
     "",
-    "Run `hankweave-journal <command> --help` for a command's options.",
+    "Run `hankweave-journal help <command>` (or `<command> --help`) for a command's options,",
+    "`hankweave-journal --version` for the version.",
     "Exit codes: 0 ok, 1 findings or failure, 2 usage.",
   ].join("\n") + "\n";
+
+/**
+ * The one-line usage error: what is wrong, and where to read more (never the whole help). Exit
+ * code 2. With --json on the command line, stdout gets the error as one JSON object too.
+ */
+async function usageError(io: CliIO, message: string, command?: string, argv: string[] = []): Promise<number> {
+  const see = command === undefined ? "hankweave-journal --help" : `hankweave-journal ${command} --help`;
+  if (argv.includes("--json") || argv.includes("--jsonl")) {
+    await io.stdout(JSON.stringify({ ok: false, error: { code: "USAGE", message } }) + "\n");
+  }
+  io.stderr(`error USAGE: ${escapeTerminal(message)}\nsee \`${see}\`\n`);
+  return 2;
+}
+
+function findCommand(name: string): Command<any> | undefined {
+  const canonical = FLAG_ALIASES[name] ?? name;
+  return COMMANDS.find((c) => c.name === canonical);
+}
+
+function unknownCommand(io: CliIO, name: string): Promise<number> {
+  const near = suggest(name, COMMANDS.map((c) => c.name));
+  return usageError(io, `unknown command ${JSON.stringify(name)}${near ? ` (did you mean ${near}?)` : ""}`);
+}
 
 /** Run the CLI with `argv` (without node and script). Returns the exit code; never throws. */
 export async function runCli(argv: string[], io: CliIO): Promise<number> {
   const [first, ...rest] = argv;
-  if (first === undefined || first === "--help" || first === "-h" || first === "help") {
-    if (first === undefined) {
-      io.stderr(`error USAGE: no command given\n\n${USAGE_TEXT()}`);
-      return 2;
-    }
+  if (first === undefined) {
+    io.stderr(`error USAGE: no command given\n\n${USAGE_TEXT()}`);
+    return 2;
+  }
+  if (first === "--help" || first === "-h") {
     await io.stdout(USAGE_TEXT());
     return 0;
   }
-  const name = FLAG_ALIASES[first] ?? first;
-  const command = COMMANDS.find((c) => c.name === name);
-  if (!command) {
-    io.stderr(`error USAGE: unknown command ${JSON.stringify(first)}\n\n${USAGE_TEXT()}`);
-    return 2;
+  if (first === "help") {
+    if (rest.length === 0) {
+      await io.stdout(USAGE_TEXT());
+      return 0;
+    }
+    const target = findCommand(rest[0]!);
+    if (!target) return unknownCommand(io, rest[0]!);
+    await io.stdout(target.help.endsWith("\n") ? target.help : target.help + "\n");
+    return 0;
   }
+  if (first === "--version" || first === "-V") {
+    await io.stdout(`${VERSION}\n`);
+    return 0;
+  }
+  const command = findCommand(first);
+  if (!command) return unknownCommand(io, first);
   if (rest.includes("--help") || rest.includes("-h")) {
     await io.stdout(command.help.endsWith("\n") ? command.help : command.help + "\n");
     return 0;
   }
   let stopProgress = (): void => undefined;
   try {
-    const args = command.parseArgs(rest);
-    const exec = rest.find((a) => !a.startsWith("-"));
-    stopProgress = startProgress(io, command.name, exec === undefined ? undefined : resolvePath(io.cwd, exec));
-    return await command.run(args, io);
+    let args: unknown;
+    try {
+      args = command.parseArgs(rest);
+    } catch (e) {
+      if (isJournalError(e) && e.code === "USAGE") return await usageError(io, e.message, command.name, rest);
+      throw e;
+    }
+    // The execution directory enters once: resolved against the injected cwd, passed down as a layout.
+    const raw = (args as { exec?: unknown }).exec;
+    const layout = typeof raw === "string" ? layoutOf(resolvePath(io.cwd, raw)) : null;
+    if (layout !== null) (args as { exec: string }).exec = layout.exec;
+    const measure = layout === null ? null : command.progress ? command.progress(args, layout) : readMeasure(layout);
+    const progress = startProgress(io, command.name, measure);
+    stopProgress = progress.stop;
+    return await command.run(args, progress.io, { layout });
   } catch (e) {
+    stopProgress();
+    if (e instanceof ReportedError) {
+      io.stderr(`error ${e.error.code}: ${escapeTerminal(e.error.message)}\n${e.error.hint ? `hint: ${escapeTerminal(e.error.hint)}\n` : ""}`);
+      return 1;
+    }
     if (isJournalError(e)) {
-      if (e.code === "USAGE") {
-        io.stderr(`error USAGE: ${e.message}\n\n${command.help}\n`);
-        return 2;
-      }
+      if (e.code === "USAGE") return await usageError(io, e.message, command.name, rest);
       const json = rest.includes("--json") || rest.includes("--jsonl");
       if (json) {
         await io.stdout(JSON.stringify({ ok: false, error: e.toJSON() }) + "\n");

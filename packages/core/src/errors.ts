@@ -106,6 +106,7 @@ export const ERROR_CODES = {
   // --- diet / restore / CAS
   RUN_NOT_FINISHED: "the last run did not end completed or failed (use --force to override)",
   ALREADY_DIETED: "the directory is already dieted",
+  NOTHING_TO_RESTORE: "restore found no dieted journal: the journal is plain already, or there is none",
   MANIFEST_INVALID: "journal.meta.json is missing, malformed or inconsistent",
   MANIFEST_MISMATCH: "the restored bytes do not match the manifest (size or SHA-256)",
   HALF_PAIR: "only one of events.jsonl.zst and journal.meta.json exists",

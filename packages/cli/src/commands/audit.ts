@@ -2,13 +2,13 @@
  * `audit <exec>`: every state.transition in line order with its costs, and the findings.
  * Exit 0 without error findings, 1 with (warnings and info do not fail).
  */
-import { JournalError } from "@hankweave-journal/core";
+import { JournalError, isJournalError } from "@hankweave-journal/core";
 import {
   formatUsd, streamAudit, summarizeAudit, type AuditFilter, type AuditFinding, type AuditRow,
 } from "@hankweave-journal/audit";
 import { FILTER_OPTIONS, filterFlags, parseCommandArgs } from "../args.js";
 import { humanIO } from "../terminal-text.js";
-import type { CliIO, Command } from "../io.js";
+import { ReportedError, type CliIO, type Command } from "../io.js";
 
 export interface AuditArgs extends AuditFilter {
   exec: string;
@@ -27,10 +27,17 @@ The fold always starts at line 0; filters select the rows and findings shown.
   --json          one object {exec, kind, rows, findings, summary}
   --jsonl         one object per line: {"record":"row"|"finding"|"summary", ...}
 
+Examples:
+  hankweave-journal audit ./runs/x
+  hankweave-journal audit ./runs/x --run run-2 --codon plan#0
+  hankweave-journal audit ./runs/x --from-line 100 --to-line 500 --json
+  hankweave-journal audit ./runs/x --jsonl | jq -c "select(.record == \"finding\")"
+
 Exit codes: 0 no error findings, 1 error findings or failure, 2 usage.`;
 
+/** `v` padded to `width`; never cut (a cut codon id `…-implement#1` would read as another attempt). */
 function cell(v: string, width: number): string {
-  return v.length > width ? `${v.slice(0, width - 1)}…` : v.padEnd(width);
+  return v.padEnd(width);
 }
 
 function money(v: number | null): string {
@@ -90,14 +97,22 @@ async function runJson(args: AuditArgs, filter: AuditFilter, io: CliIO): Promise
   const findings: AuditFinding[] = [];
   let first = true;
   await io.stdout(`{"exec":${JSON.stringify(args.exec)},"rows":[`);
-  const end = await streamAudit(args.exec, filter, {
-    row: (r) => {
-      const s = (first ? "" : ",") + JSON.stringify(r);
-      first = false;
-      return io.stdout(s);
-    },
-    finding: (f) => void findings.push(f),
-  }, io.signal);
+  let end: Awaited<ReturnType<typeof streamAudit>>;
+  try {
+    end = await streamAudit(args.exec, filter, {
+      row: (r) => {
+        const s = (first ? "" : ",") + JSON.stringify(r);
+        first = false;
+        return io.stdout(s);
+      },
+      finding: (f) => void findings.push(f),
+    }, io.signal);
+  } catch (e) {
+    // The object is open on stdout: close it with the error, so stdout stays one valid JSON value.
+    if (!isJournalError(e)) throw e;
+    await io.stdout(`],"findings":${JSON.stringify(findings)},"ok":false,"error":${JSON.stringify(e.toJSON())}}\n`);
+    throw new ReportedError(e);
+  }
   const summary = summarizeAudit(end);
   await io.stdout(`],"findings":${JSON.stringify(findings)},"summary":${JSON.stringify(summary)}}\n`);
   return summary.findings.error > 0 ? 1 : 0;

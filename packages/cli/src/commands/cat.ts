@@ -75,6 +75,12 @@ one per line. Blank lines are skipped; corrupt lines and a torn tail are reporte
   --to-line N     stop after physical line N (inclusive)
   --follow        keep printing new lines as the journal grows (until interrupted)
 
+Examples:
+  hankweave-journal cat ./runs/x --type codon.completed --type error
+  hankweave-journal cat ./runs/x --run run-2 --codon plan#0 | jq .data
+  hankweave-journal cat ./runs/x --from-line 100 --to-line 200
+  hankweave-journal cat ./runs/x --follow --poll-ms 500
+
 Exit codes: 0 ok, 1 corrupt lines were found (or an error), 2 usage.`,
 
   parseArgs(argv) {

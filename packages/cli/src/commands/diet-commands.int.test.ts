@@ -105,10 +105,10 @@ describe("diet and restore commands", () => {
     expect((await cli(["restore", "/x", "/y"])).code).toBe(2);
   });
 
-  it("restore of a plain directory without a manifest fails with MANIFEST_INVALID", async () => {
+  it("restore of a plain directory without a manifest says there is nothing to restore (NOTHING_TO_RESTORE)", async () => {
     const exec = copyFixture("ok-finished-run");
     const r = await cli(["restore", exec]);
     expect(r.code).toBe(1);
-    expect(r.err).toMatch(/^error MANIFEST_INVALID/);
+    expect(r.err).toMatch(/^error NOTHING_TO_RESTORE: .*nothing to restore/);
   });
 });

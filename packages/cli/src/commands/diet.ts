@@ -3,7 +3,8 @@
  * compress the journal into the seekable pointer journal + manifest (SPEC §5). `--dry-run` prints
  * the plan and changes nothing.
  */
-import { JournalError } from "@hankweave-journal/core";
+import { statSync } from "node:fs";
+import { JournalError, isJournalError, type ExecLayout } from "@hankweave-journal/core";
 import { applyDiet, planDiet, type DietMode, type DietPlan, type DietResult } from "@hankweave-journal/diet";
 import { parseCommandArgs } from "../args.js";
 import type { Command } from "../io.js";
@@ -33,11 +34,26 @@ function planText(p: DietPlan): string {
   return lines.join("\n") + "\n";
 }
 
-function resultText(r: DietResult): string {
+/** Bytes of the SQLite index (a derived file the directory also stores), 0 when absent. */
+function indexBytesOf(layout: ExecLayout): number {
+  try {
+    return statSync(layout.index).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** The result with the index counted in what the directory stores. */
+function withIndex(r: DietResult, layout: ExecLayout): DietResult & { stored: DietResult["stored"] & { indexBytes: number } } {
+  const indexBytes = indexBytesOf(layout);
+  return { ...r, stored: { ...r.stored, indexBytes, totalBytes: r.stored.totalBytes + indexBytes } };
+}
+
+function resultText(r: ReturnType<typeof withIndex>): string {
   return [
     `${r.status} ${r.exec} (dietVersion ${r.dietVersion}, verified)`,
     `original: ${r.originalBytes} bytes (${mib(r.originalBytes)}), sha256 ${r.originalSha256}`,
-    `stored: ${r.stored.totalBytes} bytes (${mib(r.stored.totalBytes)}) = pointer journal ${r.stored.pointerJournalBytes} + CAS ${r.stored.casBytes} + manifest ${r.stored.manifestBytes}`,
+    `stored: ${r.stored.totalBytes} bytes (${mib(r.stored.totalBytes)}) = pointer journal ${r.stored.pointerJournalBytes} + CAS ${r.stored.casBytes} + manifest ${r.stored.manifestBytes}${r.stored.indexBytes > 0 ? ` + index ${r.stored.indexBytes}` : ""}`,
     `bodies: ${r.bodies.moved} moved, ${r.bodies.unique} unique (${r.bodies.written} written, ${r.bodies.reused} reused)`,
   ].join("\n") + "\n";
 }
@@ -56,13 +72,19 @@ the directory transparently; \`restore\` gives the original bytes back.
 Requires runtime.lock to be absent or provably stale (LOCK_HELD otherwise, never overridden) and
 the last run to have ended completed or failed (RUN_NOT_FINISHED otherwise).
 
-  --dry-run          print the plan (bodies to move, expected sizes); change nothing, take no lock
+  --dry-run          print the plan (bodies to move, expected sizes); change nothing, take no lock;
+                     on a dieted directory: say that diet would re-verify it
   --json             print one JSON object {ok, dryRun, plan | result}
   --force            diet even when the last run did not finish (the lock is still required)
   --bodies MODE      compatible (default, dietVersion 1: file.updated and state.snapshot bodies)
                      extended (dietVersion 2: also assistant.action, tool.result, sentinel.output
                      bodies, deduplicated). The reference runtime CANNOT read an extended diet:
                      restore the directory before handing it back to it.
+
+Examples:
+  hankweave-journal diet ./runs/x --dry-run
+  hankweave-journal diet ./runs/x --json
+  hankweave-journal diet ./runs/x --force --bodies extended
 
 Exit codes: 0 dieted (or already dieted, re-verified), 1 refused or failed (nothing lost), 2 usage.`,
   parseArgs(argv) {
@@ -75,9 +97,19 @@ Exit codes: 0 dieted (or already dieted, re-verified), 1 refused or failed (noth
     }
     return { exec: p.positionals[0], dryRun: p.values["dry-run"] === true, json: p.values.json === true, force: p.values.force === true, mode: bodies };
   },
-  async run(args, io) {
+  async run(args, io, { layout }) {
     if (args.dryRun) {
-      const plan = await planDiet(args.exec, { mode: args.mode, force: args.force });
+      let plan: DietPlan;
+      try {
+        plan = await planDiet(args.exec, { mode: args.mode, force: args.force });
+      } catch (e) {
+        if (!isJournalError(e) || e.code !== "ALREADY_DIETED") throw e;
+        // What `diet` does on a dieted directory: re-verify the pair and the CAS, change nothing.
+        const would = "already dieted: `diet` would re-verify events.jsonl.zst, journal.meta.json and the CAS bodies against the manifest and change nothing";
+        if (args.json) await io.stdout(JSON.stringify({ ok: true, dryRun: true, alreadyDieted: true, would: "re-verify" }) + "\n");
+        else await io.stdout(`${args.exec}: ${would}\n`);
+        return 0;
+      }
       if (args.json) await io.stdout(JSON.stringify({ ok: plan.runCheck !== "refused", dryRun: true, plan }) + "\n");
       else await io.stdout(planText(plan));
       if (plan.runCheck !== "refused") return 0;
@@ -85,7 +117,7 @@ Exit codes: 0 dieted (or already dieted, re-verified), 1 refused or failed (noth
       return 1;
     }
     if (io.stderrIsTTY) io.stderr(`dieting ${args.exec} …\n`);
-    const result = await applyDiet(args.exec, { mode: args.mode, force: args.force });
+    const result = withIndex(await applyDiet(args.exec, { mode: args.mode, force: args.force }), layout!);
     if (args.json) await io.stdout(JSON.stringify({ ok: true, dryRun: false, result }) + "\n");
     else await io.stdout(resultText(result));
     return 0;

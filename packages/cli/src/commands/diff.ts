@@ -2,7 +2,6 @@
  * `diff <exec>`: the fold of the journal vs the saved state.json, as differing field paths
  * (`runs[0].codons[3].endTime`). Exit 1 when they differ (byte for byte).
  */
-import path from "node:path";
 import { diffStates, foldExecution, serializeState, type StateDifference } from "@hankweave-journal/state";
 import { parseCommandArgs } from "../args.js";
 import { escapeTerminal } from "../terminal-text.js";
@@ -25,6 +24,10 @@ itself, so they never differ; --no-carry compares the journal alone.
   --json       {exec, stateFile, identical, differences: [{path, kind, fold, saved}], carried, approximated}
                kind: value | missing (absent in state.json) | extra (only in state.json) | key-order | file
 
+Examples:
+  hankweave-journal diff ./runs/x
+  hankweave-journal diff ./runs/x --json --no-carry
+
 Exit codes: 0 identical, 1 different (or state.json missing / corrupt) or failure, 2 usage.`;
 
 function show(v: unknown): string {
@@ -42,7 +45,7 @@ export const diffCommand: Command<DiffArgs> = {
     return { exec: p.positionals[0], json: Boolean(p.values.json), carry: !p.values["no-carry"] };
   },
   async run(args, io: CliIO) {
-    const exec = path.resolve(io.cwd, args.exec);
+    const exec = args.exec; // absolute: the CLI resolved it once against io.cwd
     const fold = await foldExecution(exec, { signal: io.signal, carry: args.carry });
     const main = fold.savedStates.main;
     let differences: StateDifference[];

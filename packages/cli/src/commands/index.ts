@@ -21,6 +21,10 @@ index is rebuilt. The journal is never modified. Query it with \`hankweave-journ
   --full   rebuild from line 0 even when an incremental update is possible
   --json   print the result object {path, mode, reason, linesRead, eventsAdded, ...}
 
+Examples:
+  hankweave-journal index ./runs/x
+  hankweave-journal index ./runs/x --full --json
+
 Exit codes: 0 ok, 1 failure, 2 usage.`;
 
 export const indexCommand: Command<IndexArgs> = {

@@ -1,6 +1,7 @@
 /**
  * `query <exec> "<SQL>"`: read-only SQL over the index, printed as a table or JSON.
  */
+import { existsSync } from "node:fs";
 import { buildIndex, streamQuery, QUERY_MAX_ROWS, QUERY_TIMEOUT_MS } from "@hankweave-journal/audit";
 import { intFlag, parseCommandArgs } from "../args.js";
 import { escapeTerminal } from "../terminal-text.js";
@@ -29,7 +30,10 @@ Tables: events, transitions, codon_attempts, runs, findings, meta (see docs/audi
                 printed as they come (memory stays bounded)
   --timeout S   fail with QUERY_TIMEOUT when rows still come after S seconds (default ${QUERY_TIMEOUT_MS / 1000})
 
-Example: hankweave-journal query ./exec "SELECT codon, attempt, outcome, cost FROM codon_attempts ORDER BY cost DESC LIMIT 5"
+Examples:
+  hankweave-journal query ./runs/x "SELECT codon, attempt, outcome, cost FROM codon_attempts ORDER BY cost DESC LIMIT 5"
+  hankweave-journal query ./runs/x "SELECT count(*) AS n FROM events" --json --no-update
+  hankweave-journal query ./runs/x "SELECT * FROM events" --max-rows 100000 --timeout 60
 
 Exit codes: 0 ok, 1 failure (QUERY_INVALID, QUERY_TOO_LARGE, QUERY_TIMEOUT, INDEX_STALE, …), 2 usage.`;
 
@@ -42,7 +46,8 @@ function show(v: unknown): string {
   if (v === null || v === undefined) return "NULL";
   const s = typeof v === "string" ? v : Buffer.isBuffer(v) ? `<${v.length} bytes>` : String(v);
   const one = escapeTerminal(s.replace(/\s+/g, " "));
-  return one.length > MAX_CELL_CHARS ? `${one.slice(0, MAX_CELL_CHARS - 1)}…` : one;
+  // Prose and bodies are shortened; a value without spaces (an id, a path, a hash) never is.
+  return one.length > MAX_CELL_CHARS && one.includes(" ") ? `${one.slice(0, MAX_CELL_CHARS - 1)}…` : one;
 }
 
 /** The layout of a table sized from `sample` rows: header + rule, and a formatter for any row. */
@@ -79,10 +84,12 @@ export const queryCommand: Command<QueryArgs> = {
       maxRows: intFlag(p.values["max-rows"], "--max-rows") ?? QUERY_MAX_ROWS, timeoutMs: timeout === undefined ? QUERY_TIMEOUT_MS : timeout * 1000,
     };
   },
-  async run(args, io) {
+  async run(args, io, ctx) {
     if (args.update) {
+      const index = ctx.layout!.index;
+      if (!existsSync(index)) io.stderr(`query: building the index at ${index} (once; later queries update it)\n`);
       const r = await buildIndex(args.exec);
-      if (r.mode !== "unchanged") io.stderr(`index: ${r.mode} (${r.linesRead} lines read)\n`);
+      if (r.mode !== "unchanged") io.stderr(`index: ${r.mode} ${index} (${r.linesRead} lines read)\n`);
     }
     const limits = { maxRows: args.maxRows, timeoutMs: args.timeoutMs };
     let columns: string[] = [];

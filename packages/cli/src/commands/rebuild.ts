@@ -2,7 +2,6 @@
  * `rebuild <exec>`: fold the journal into state (SPEC §4.4). Prints a summary by default, the
  * state.json bytes with `--stdout`, writes state.json (keeping `.bak`) only with `--write`.
  */
-import path from "node:path";
 import { JournalError } from "@hankweave-journal/core";
 import {
   checkSavedState, foldExecution, onlyCopyError, savedStateIsOnlyCopy, serializeState, summarizeState, writeStateText,
@@ -36,6 +35,12 @@ approximated from line timestamps. Every carried or approximated field is report
                findings, carried, approximated, summary} (not with --stdout)
   --no-carry   do not carry anything from the saved state.json (see what the journal alone gives;
                not with --write)
+
+Examples:
+  hankweave-journal rebuild ./runs/x
+  hankweave-journal rebuild ./runs/x --stdout > state.json
+  hankweave-journal rebuild ./runs/x --write
+  hankweave-journal rebuild ./runs/x --json --no-carry
 
 Exit codes: 0 ok, 1 error findings (dropped transitions, corrupt lines) or failure, 2 usage.`;
 
@@ -84,7 +89,7 @@ export const rebuildCommand: Command<RebuildArgs> = {
     };
   },
   async run(args, io: CliIO) {
-    const exec = path.resolve(io.cwd, args.exec);
+    const exec = args.exec; // absolute: the CLI resolved it once against io.cwd
     const fold = await foldExecution(exec, { signal: io.signal, carry: args.carry });
     const errors = fold.findings.filter((f) => f.severity === "error").length;
     if (args.mode === "stdout") {

@@ -41,6 +41,10 @@ Claims runtime.lock (create-if-absent) and refuses while a live runtime holds it
   --dry-run   print the plan, change nothing (takes no lock)
   --json      print one JSON object {ok, dryRun, plan, applied}
 
+Examples:
+  hankweave-journal repair ./runs/x --dry-run
+  hankweave-journal repair ./runs/x --json
+
 Exit codes: 0 repaired or nothing to do, 1 corrupt lines remain (or an error), 2 usage.`,
   parseArgs(argv) {
     const p = parseCommandArgs(argv, { "dry-run": { type: "boolean" }, json: { type: "boolean" } }, { min: 1, max: 1 });

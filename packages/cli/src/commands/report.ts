@@ -26,6 +26,10 @@ time, token totals, and the audit findings with their line numbers. The journal 
                    device or FIFO (symlinks are resolved first)
   --json           print {path, bytes, runs, attempts, findings}
 
+Examples:
+  hankweave-journal report ./runs/x -o report.html --json
+  hankweave-journal report ./runs/x --out - | gzip > report.html.gz
+
 Exit codes: 0 written, 1 failure, 2 usage.`;
 
 export const reportCommand: Command<ReportArgs> = {

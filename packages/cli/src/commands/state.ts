@@ -37,6 +37,11 @@ Without --at: as of the last line.
   --no-carry   do not carry run times / executionPlan from the saved state.json (foreign journals)
 
 Output without --json: the state as state.json would hold it (2-space JSON) plus a newline.
+Examples:
+  hankweave-journal state ./runs/x --at 1200
+  hankweave-journal state ./runs/x --at 2026-01-05T10:00:00.000Z --json
+  hankweave-journal state ./runs/x --no-carry
+
 Exit codes: 0 ok, 1 failure (bad cursor, unreadable journal), 2 usage.`;
 
 export const stateCommand: Command<StateArgs> = {

@@ -136,6 +136,10 @@ absent | ok | stale (vouches for a prefix) | lying (claims more bytes, or other 
 
   --json   print one stable JSON object
 
+Examples:
+  hankweave-journal stats ./runs/x
+  hankweave-journal stats ./runs/x --json | jq .eventsByType
+
 Exit codes: 0 clean, 1 corrupt lines or a torn tail (or an error), 2 usage.`,
   parseArgs(argv) {
     const p = parseCommandArgs(argv, { json: { type: "boolean" } }, { min: 1, max: 1 });

@@ -24,6 +24,10 @@ Nothing is modified. Ends with one summary line.
   --deep   the expensive checks too
   --json   one object {exec, kind, deep, events, checks, findings, summary, ok}
 
+Examples:
+  hankweave-journal verify ./runs/x
+  hankweave-journal verify ./runs/x --deep --json
+
 Exit codes: 0 clean (info findings allowed), 1 error/warning findings or failure, 2 usage.`;
 
 export const verifyCommand: Command<VerifyArgs> = {
