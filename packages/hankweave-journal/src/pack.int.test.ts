@@ -103,7 +103,7 @@ describe("the packed tarball", () => {
     for (const f of ["bin/hankweave-journal.js", "dist/index.js", "dist/index.d.ts", "dist/cli.js", "dist/cli/main.js", "LICENSE", "README.md", "package.json"]) {
       expect(files).toContain(f);
     }
-    const offending = files.filter((f) => /\.test\.|\/testing\/|test-support|test-consumer|test-helpers/.test(f) || (/\.ts$/.test(f) && !/\.d\.ts$/.test(f)));
+    const offending = files.filter((f) => /\.test\.|\/testing\/|test-support|test-consumer|test-helpers|crash-child|arbitrary/.test(f) || (/\.ts$/.test(f) && !/\.d\.ts$/.test(f)));
     expect(offending).toEqual([]);
   });
 });
@@ -165,7 +165,7 @@ describe("npm install <tgz> in a fresh ESM project", () => {
     expect(got.tailLines).toHaveLength(3);
     expect(got.runs).toBeGreaterThan(0);
     expect(got.types).toBeGreaterThan(3);
-    expect(got.code).toBe("JOURNAL_NOT_FOUND");
+    expect(got.code).toBe("EXEC_NOT_FOUND");
     expect(got.codeKnown).toBe(true);
     expect(got.cliExit).toBe(0);
     expect(got.cliEvents).toBe(got.events);
