@@ -32,7 +32,7 @@ its journal line (args.line, from 0). One streaming pass; plain or dieted journa
   --json           with -o FILE: print {path, bytes, events, runs, attempts} instead of a line
 
 Examples:
-  hankweave-journal export ./my-exec --format trace -o my-exec.trace.json
+  hankweave-journal export ./my-exec --format trace -o my-exec.trace.json --json
   hankweave-journal export ./my-exec --format trace | gzip > my-exec.trace.json.gz
 
 Exit codes: 0 written, 1 failure (EXPORT_FORMAT_UNKNOWN, OUTPUT_IN_EXECUTION, NOT_A_REGULAR_FILE, no journal), 2 usage.`;
