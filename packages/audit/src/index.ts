@@ -33,7 +33,7 @@ export {
   tokenTotal, reasonOf,
 } from "./outcomes.js";
 export type { OutcomeCounts } from "./outcomes.js";
-export { summaryOf, summarizeExecution, groupAttempts, baseCodonId } from "./summary.js";
+export { summaryOf, summaryRunOf, summarizeExecution, groupAttempts, baseCodonId } from "./summary.js";
 export type { ExecutionSummary, SummaryRun, SummaryAttempt, SummaryGroup } from "./summary.js";
 export { formatSummary, printable } from "./summary-text.js";
 export { parseBlamePath, readAt, indexPathText } from "./blame-path.js";

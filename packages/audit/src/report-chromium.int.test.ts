@@ -38,6 +38,54 @@ function consoleErrors(stderr: string): string[] {
 }
 
 const CHROME = findChromium();
+const MAIN_JOB = path.resolve(import.meta.dirname, "../../../fixtures/main-job/exec");
+
+/**
+ * A probe copy of a report: the same page plus one script (the report itself has none) that reads
+ * what the renderer shows — `innerText` (no <title> tooltips, no closed <details> content) and
+ * the layout boxes of a group's table closed, then opened — into the DOM, base64 JSON.
+ */
+function probeCopy(html: string, file: string): void {
+  const script = `<script>(() => {
+    const r = { closedText: document.body.innerText };
+    const d = document.querySelector("details.group");
+    const t = d.querySelector("table");
+    // Chromium keeps layout boxes of closed <details> content (content-visibility: hidden), so ask
+    // whether the table is visible and how tall the group is.
+    r.closedVisible = t.checkVisibility();
+    r.closedGroupHeight = d.getBoundingClientRect().height;
+    r.closedHeight = document.body.scrollHeight;
+    d.open = true;
+    r.openVisible = t.checkVisibility();
+    r.openGroupHeight = d.getBoundingClientRect().height;
+    r.openHeight = document.body.scrollHeight;
+    r.openText = document.body.innerText;
+    r.groups = document.querySelectorAll("details.group").length;
+    const pre = document.createElement("pre");
+    pre.id = "probe";
+    pre.textContent = btoa(unescape(encodeURIComponent(JSON.stringify(r))));
+    document.body.appendChild(pre);
+  })()</script>`;
+  writeFileSync(file, html.replace("</body>", `${script}</body>`));
+}
+
+interface Probe {
+  closedText: string;
+  openText: string;
+  closedVisible: boolean;
+  openVisible: boolean;
+  closedGroupHeight: number;
+  openGroupHeight: number;
+  closedHeight: number;
+  openHeight: number;
+  groups: number;
+}
+
+function probeResult(dom: string): Probe {
+  const m = /<pre id="probe">([A-Za-z0-9+/=]+)<\/pre>/.exec(dom);
+  if (m === null) throw new Error("the probe did not run");
+  return JSON.parse(Buffer.from(m[1], "base64").toString("utf8"));
+}
 
 describe("the HTML report in real headless Chromium", () => {
   it("needs chromium (CI installs it with: apt-get install -y chromium)", () => {
@@ -88,5 +136,40 @@ describe("the HTML report in real headless Chromium", () => {
     chromium(CHROME as string, out, ["--window-size=1300,2400", `--screenshot=${path.join(ARTIFACTS, "report-plan-gen.png")}`]);
     expect(existsSync(path.join(ARTIFACTS, "report-plan-gen.png"))).toBe(true);
   });
-});
 
+  it.runIf(CHROME !== null)("shows why attempts failed, crashed or were skipped as page text, durations on bars, and groups that open and close", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "hw-report-mj-"));
+    const out = path.join(dir, "main-job.html");
+    const r = await writeReport(MAIN_JOB, out);
+    expect(r.attempts).toBe(18);
+    const html = readFileSync(out, "utf8");
+    expect(html).not.toMatch(/<script|<link|<img|<iframe|url\(|https?:\/\//i);
+    const probe = path.join(dir, "probe.html");
+    probeCopy(html, probe);
+    const p = probeResult(chromium(CHROME as string, probe, ["--dump-dom"]).stdout);
+    // Reasons are rendered text (innerText has no <title> tooltip), next to their attempt and with their line.
+    for (const reason of ["Server crashed", "Agent process exited with code 1", "skipped during preparing", "Budget exceeded: Cost $1.2689 exceeded limit $1.0100"]) {
+      expect(p.closedText).toContain(reason);
+    }
+    expect(p.closedText).toMatch(/step-7-implement: unknown: Server crashed \(during running, exit code -1\) — journal line 945/);
+    // Durations are written on or next to the bars.
+    expect(p.closedText).toMatch(/1m 32s · \$0\.7618/);
+    // The skipped codon's drop of the cost line is explained where it drops.
+    expect(p.closedText).toMatch(/line 1493: step-9-skim skipped: a skipped codon costs 0/);
+    expect(p.closedText).toContain("a skipped codon counts 0");
+    // Retries and loop iterations are <details> groups: closed (its table not visible), then open.
+    expect(p.groups).toBeGreaterThanOrEqual(3);
+    expect(p.closedVisible).toBe(false);
+    expect(p.openVisible).toBe(true);
+    expect(p.openGroupHeight).toBeGreaterThan(p.closedGroupHeight);
+    expect(p.openHeight).toBeGreaterThan(p.closedHeight);
+    expect(p.openText.length).toBeGreaterThan(p.closedText.length);
+    // Findings are grouped by code with their count and first lines.
+    expect(p.closedText).toMatch(/NO_TARGET_RECORD ×23 — .* first lines \d+(, \d+){4}, …/);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const png = path.join(ARTIFACTS, "report-main-job.png");
+    const shot = chromium(CHROME as string, out, ["--window-size=1400,2600", `--screenshot=${png}`]);
+    expect(consoleErrors(shot.stderr)).toEqual([]);
+    expect(statSync(png).size).toBeGreaterThan(20_000);
+  });
+});

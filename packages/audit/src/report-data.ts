@@ -20,6 +20,8 @@ export interface ReportData {
   events: number;
   transitions: number;
   findingCounts: { error: number; warning: number; info: number };
+  /** Findings per code (all of them, also those beyond MAX_REPORT_FINDINGS). */
+  byCode: Record<string, number>;
   runs: RunSummary[];
   /** Per run id: cost after each transition that changed it (plus the first and last). */
   costSeries: Record<string, CostPoint[]>;
@@ -70,7 +72,7 @@ export async function collectReportData(exec: string): Promise<ReportData> {
     },
   });
   return {
-    exec, kind: end.kind, events: end.events, transitions: end.transitions, findingCounts: { ...end.findings },
+    exec, kind: end.kind, events: end.events, transitions: end.transitions, findingCounts: { ...end.findings }, byCode: { ...end.byCode },
     runs: end.runs, costSeries, findings, findingsOmitted: omitted, lastTime,
   };
 }

@@ -133,7 +133,8 @@ export function groupAttempts(attempts: SummaryAttempt[]): SummaryGroup[] {
   });
 }
 
-function runOf(r: RunSummary): SummaryRun {
+/** One run of an audit end as the summary shows it (attempts, groups, outcome counts). Pure. */
+export function summaryRunOf(r: RunSummary): SummaryRun {
   const attempts = r.attempts.map(attemptOf);
   return {
     run: r.run, status: r.status, startTime: r.startTime, endTime: r.endTime, durationMs: span(r.startTime, r.endTime),
@@ -144,7 +145,7 @@ function runOf(r: RunSummary): SummaryRun {
 
 /** The summary of an audit end. Pure. */
 export function summaryOf(end: AuditEnd): ExecutionSummary {
-  const runs = end.runs.map(runOf);
+  const runs = end.runs.map(summaryRunOf);
   let totalCost = 0;
   for (const r of end.runs) totalCost += r.cost;
   return {
