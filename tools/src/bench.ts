@@ -1,23 +1,26 @@
 /**
- * `npm run bench [-- --quick | --smoke | --size 100MB[,1GB] | --only rebuild,diet | --rounds 3]`:
- * runs every operation against its baselines and prints a table of medians; writes the full
- * result as JSON to `bench-results/bench-<date>.json` (gitignored). Exit 0 ok, 1 failure, 2 usage.
+ * `npm run bench [-- --profile real|body-heavy|all] [--quick | --smoke | --size 100MB[,1GB]]
+ * [--only rebuild,diet] [--rounds 3]`: runs every operation against its baselines on inputs of
+ * each generator profile and size, and prints a table of medians, the targets and the profiles
+ * beside conformance/plan-gen-execution; writes the full result as JSON to
+ * `bench-results/bench-<date>.json` (gitignored). Exit 0 ok, 1 failure, 2 usage.
  *
- * Modes: default = 100 MB and 1 GB, 3 rounds; `--quick` = 100 MB, 3 rounds (< 5 min on 2 cores);
- * `--smoke` = a ~400 KB input, 1 round (seconds; the test suite runs it).
+ * Modes: default = 100 MB and 1 GB, 3 rounds; `--quick` = 100 MB, 3 rounds;
+ * `--smoke` = a ~400 KB input, 1 round (seconds; the test suite runs it). Profile default: real.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { parseSize } from "./generator/size.js";
+import { PROFILE_NAMES, type ProfileName } from "./generator/profile.js";
 import { DEFAULT_WORK_DIR, runBench, type BenchOptions } from "./bench/harness.js";
 import { REPO_ROOT } from "./bench/measure.js";
 import { renderMarkdown, renderText } from "./bench/table.js";
 
-const USAGE = `usage: npm run bench -- [--quick | --smoke] [--size 100MB[,1GB]] [--only op[,op]] [--rounds N] [--seed N]
-                      [--out FILE.json] [--markdown FILE.md] [--work DIR] [--no-install]
-operations: append-none append-batch append-every read rebuild audit verify index diet-compatible
-            diet-extended restore line-n   (--only takes names or prefixes: --only diet,append)`;
+const USAGE = `usage: npm run bench -- [--profile real|body-heavy|all] [--quick | --smoke] [--size 100MB[,1GB]] [--only op[,op]]
+                      [--rounds N] [--seed N] [--fresh-baselines] [--out FILE.json] [--markdown FILE.md] [--work DIR] [--no-install]
+operations: append-none append-batch append-every read rebuild audit verify index diet-compatible diet-seekable
+            diet-extended restore line-n cat-line   (--only takes names or prefixes: --only diet,append)`;
 
 /** Parse bench flags into options (pure). Throws a string on a usage error. */
 export function parseBenchArgs(argv: string[]): { opts: Omit<BenchOptions, "log">; out: string | null; markdown: string | null } {
@@ -27,6 +30,7 @@ export function parseBenchArgs(argv: string[]): { opts: Omit<BenchOptions, "log"
       quick: { type: "boolean" }, smoke: { type: "boolean" }, size: { type: "string" }, only: { type: "string" },
       rounds: { type: "string" }, seed: { type: "string" }, out: { type: "string" }, markdown: { type: "string" },
       work: { type: "string" }, "no-install": { type: "boolean" }, help: { type: "boolean", short: "h" },
+      profile: { type: "string" }, "fresh-baselines": { type: "boolean" },
     },
   });
   if (values.help) throw USAGE;
@@ -41,14 +45,18 @@ export function parseBenchArgs(argv: string[]): { opts: Omit<BenchOptions, "log"
   }
   const rounds = values.rounds === undefined ? (values.smoke ? 1 : 3) : Number(values.rounds);
   if (!Number.isInteger(rounds) || rounds < 1) throw `--rounds: not a positive integer: ${values.rounds}`;
+  const profileText = values.profile ?? "real";
+  const profiles = (profileText === "all" ? [...PROFILE_NAMES] : profileText.split(",").map((s) => s.trim())) as ProfileName[];
+  for (const p of profiles) if (!PROFILE_NAMES.includes(p)) throw `--profile: ${PROFILE_NAMES.join(", ")} or all, not ${p}`;
   const seed = values.seed === undefined ? 1 : Number(values.seed);
   if (!Number.isInteger(seed) || seed < 0) throw `--seed: not a non-negative integer: ${values.seed}`;
   return {
     opts: {
-      sizes, rounds, seed, smoke: values.smoke === true, quick: values.quick === true,
+      sizes, profiles: [...new Set(profiles)], rounds, seed, smoke: values.smoke === true, quick: values.quick === true,
       only: values.only ? values.only.split(",").map((s) => s.trim()).filter((s) => s.length > 0) : null,
-      workDir: values.work ?? DEFAULT_WORK_DIR, // zstd -19 takes over a minute on 100 MB: --quick skips it to stay under 5 minutes.
-      zstd19MaxBytes: values.quick ? 0 : 100_000_000, install: values["no-install"] !== true,
+      workDir: values.work ?? DEFAULT_WORK_DIR,
+      // zstd -19 takes minutes at 1 GB: measured once per input and kept (see operations.ts), unless this.
+      freshBaselines: values["fresh-baselines"] === true, install: values["no-install"] !== true,
       timeoutMs: values.smoke ? 120_000 : 1_800_000,
     },
     out: values.out ?? null,

@@ -1,12 +1,14 @@
 /**
  * `node --import tsx tools/src/generate.ts <out-exec> [--size 100MB | --events N] [--seed 1]
- * [--schema v1|v2] [--torn]`: write one realistic execution directory. Exit 0 ok, 1 failure, 2 usage.
+ * [--profile body-heavy|real] [--schema v1|v2] [--torn]`: write one realistic execution directory.
+ * Profile `body-heavy` (default; schema v1, large inline bodies) or `real` (shaped like the
+ * reference runtime's journals; schema v2). Exit 0 ok, 1 failure, 2 usage.
  */
 import { parseArgs } from "node:util";
 import { isJournalError } from "@hankweave-journal/core";
-import { formatBytes, generateExecution, parseSize, type SizeTarget } from "./generator/index.js";
+import { PROFILE_NAMES, formatBytes, generateExecution, parseSize, type ProfileName, type SizeTarget } from "./generator/index.js";
 
-const USAGE = "usage: generate.ts <out-exec> [--size 10MB | --events N] [--seed 1] [--schema v1|v2] [--torn]";
+const USAGE = "usage: generate.ts <out-exec> [--size 10MB | --events N] [--seed 1] [--profile body-heavy|real] [--schema v1|v2] [--torn]";
 /** Default size when neither --size nor --events is given. */
 export const DEFAULT_SIZE_BYTES = 10_000_000;
 
@@ -17,7 +19,7 @@ async function main(): Promise<number> {
       args: process.argv.slice(2),
       allowPositionals: true,
       options: {
-        size: { type: "string" }, events: { type: "string" }, seed: { type: "string" }, schema: { type: "string" },
+        size: { type: "string" }, events: { type: "string" }, seed: { type: "string" }, schema: { type: "string" }, profile: { type: "string" },
         torn: { type: "boolean" }, help: { type: "boolean", short: "h" },
       },
     });
@@ -60,14 +62,19 @@ async function main(): Promise<number> {
     process.stderr.write(`--seed: not a non-negative integer: ${values.seed}\n`);
     return 2;
   }
-  const schemaText = values.schema ?? "v1";
-  if (schemaText !== "v1" && schemaText !== "v2") {
+  const profile = (values.profile ?? "body-heavy") as ProfileName;
+  if (!PROFILE_NAMES.includes(profile)) {
+    process.stderr.write(`--profile: ${PROFILE_NAMES.join(" or ")}, not ${values.profile}\n`);
+    return 2;
+  }
+  const schemaText = values.schema;
+  if (schemaText !== undefined && schemaText !== "v1" && schemaText !== "v2") {
     process.stderr.write(`--schema: v1 or v2, not ${schemaText}\n`);
     return 2;
   }
   try {
     const report = await generateExecution(positionals[0], {
-      seed, target, schema: schemaText === "v1" ? 1 : 2, torn: values.torn === true,
+      seed, target, profile, schema: schemaText === undefined ? undefined : schemaText === "v1" ? 1 : 2, torn: values.torn === true,
       onProgress: process.stderr.isTTY ? (b) => process.stderr.write(`\r${formatBytes(b)}…`) : undefined,
     });
     if (process.stderr.isTTY) process.stderr.write("\r");

@@ -15,12 +15,15 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** Every operation the bench knows; each must produce one row per contender, measured or n/a. */
 const OPERATIONS = [
   "append-none", "append-batch", "append-every", "read", "rebuild", "audit", "verify", "index",
-  "diet-compatible", "diet-extended", "restore", "line-n",
+  "diet-compatible", "diet-seekable", "diet-extended", "restore", "line-n", "cat-line",
 ];
 
 describe("bench flags", () => {
-  it("maps --quick, --smoke, --size and --only to options and rejects bad input", () => {
-    expect(parseBenchArgs([]).opts.sizes).toEqual([100_000_000, 1_000_000_000]);
+  it("maps --profile, --quick, --smoke, --size and --only to options and rejects bad input", () => {
+    expect(parseBenchArgs([]).opts).toMatchObject({ sizes: [100_000_000, 1_000_000_000], profiles: ["real"], freshBaselines: false });
+    expect(parseBenchArgs(["--profile", "body-heavy"]).opts.profiles).toEqual(["body-heavy"]);
+    expect(parseBenchArgs(["--profile", "all", "--fresh-baselines"]).opts).toMatchObject({ profiles: ["real", "body-heavy"], freshBaselines: true });
+    expect(() => parseBenchArgs(["--profile", "v1"])).toThrow();
     expect(parseBenchArgs(["--quick"]).opts).toMatchObject({ sizes: [100_000_000], rounds: 3 });
     expect(parseBenchArgs(["--smoke"]).opts).toMatchObject({ rounds: 1, smoke: true });
     expect(parseBenchArgs(["--size", "10MB,20MB", "--only", "rebuild, diet"]).opts).toMatchObject({ sizes: [10_000_000, 20_000_000], only: ["rebuild", "diet"] });
@@ -56,7 +59,19 @@ describe("npm run bench -- --smoke", () => {
       }
     }
     expect(res.rows.find((x) => x.op === "rebuild" && x.role === "ours")?.ratioTo).toBe("naive fold");
-    expect(res.targets.map((t) => t.op)).toEqual(expect.arrayContaining(["rebuild", "diet-compatible", "restore", "index", "line-n"]));
+    expect(new Set(res.rows.map((x) => x.profile))).toEqual(new Set(["real"]));
+    // The input is the real-shaped profile (schema v2), compared with plan-gen-execution when present.
+    const names = res.profiles.map((p) => p.name);
+    expect(names).toContain("real 400.0 KB");
+    expect(res.profiles.find((p) => p.name === "real 400.0 KB")?.eventSchemaVersion).toBe(2);
+    if (names.includes("plan-gen-execution")) expect(r.stdout).toContain("profiles beside plan-gen-execution");
+    else console.warn("conformance/plan-gen-execution is absent: the comparison's reference row cannot be checked");
+    // Every issue-18 target is present; an absent measurement is "NOT met", never skipped.
+    for (const t of ["speed ≥ 0.8× zstd -3", "size ≤ 1.02× zstd -3", "smaller than zstd -19", "speed ≥ 10× zstd -19"]) {
+      expect(res.targets.map((x) => x.target), t).toContain(t);
+    }
+    expect(res.targets.filter((t) => t.actual.startsWith("absent")).every((t) => t.met === false || t.reportOnly)).toBe(true);
+    expect(res.targets.map((t) => t.op)).toEqual(expect.arrayContaining(["rebuild", "diet-compatible", "diet-extended", "restore", "index", "line-n", "cat-line"]));
     expect(r.stdout).toContain("targets:");
     expect(typeof res.machine.cpu).toBe("string");
     // Our children ran from the esbuild bundle (what the CLI bin runs), not through tsx.

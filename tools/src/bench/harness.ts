@@ -6,14 +6,18 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { layoutOf } from "@hankweave-journal/core";
-import { generateExecution } from "../generator/index.js";
+import { generateExecution, type ProfileName } from "../generator/index.js";
+import { GENERATOR_REVISION } from "../generator/profile.js";
+import { compareProfiles, type ProfileSummary } from "./profile-compare.js";
 import { ensureTools, machineInfo, measure, prepareRunner, REPO_ROOT, type Measured, type Toolbox } from "./measure.js";
-import { linkCopy, operations, type OpContext } from "./operations.js";
+import { dietArgs, linkCopy, operations, type DietKind, type OpContext } from "./operations.js";
 import { evaluateTargets, type TargetVerdict } from "./targets.js";
 
 export interface BenchOptions {
   /** Journal sizes to generate and measure, bytes. */
   sizes: number[];
+  /** Generator profiles, each measured at every size (default: real). */
+  profiles: ProfileName[];
   rounds: number;
   /** Only these operations (names or prefixes, e.g. "diet" matches both diets); null = all. */
   only: string[] | null;
@@ -23,8 +27,8 @@ export interface BenchOptions {
   seed: number;
   /** Where inputs and scratch copies live (gitignored `.bench/`). */
   workDir: string;
-  /** zstd -19 runs only at or below this size (it takes minutes at 1 GB). */
-  zstd19MaxBytes: number;
+  /** Re-measure the kept baselines (zstd -19) instead of reusing an earlier run's on the same input. */
+  freshBaselines: boolean;
   /** Try `apt-get install` for missing tools. */
   install: boolean;
   /** Per-child timeout, ms. */
@@ -34,6 +38,7 @@ export interface BenchOptions {
 
 /** One row of the table (one contender of one operation at one size). */
 export interface BenchRow {
+  profile: ProfileName;
   sizeBytes: number;
   op: string;
   contender: string;
@@ -61,10 +66,12 @@ export interface BenchResult {
   runner: "bundle" | "tsx";
   options: Omit<BenchOptions, "log">;
   missingTools: string[];
-  inputs: { sizeBytes: number; exec: string; journalBytes: number; lines: number; generatedSeconds: number | null }[];
+  inputs: { profile: ProfileName; sizeBytes: number; exec: string; journalBytes: number; lines: number; generatedSeconds: number | null }[];
   rssFloorMB: number | null;
   rows: BenchRow[];
   targets: TargetVerdict[];
+  /** Each input beside conformance/plan-gen-execution on the profile measures (issue 18 item 1). */
+  profiles: ProfileSummary[];
 }
 
 /** Under --quick, contenders slower than this (first round, wall) run one round only. */
@@ -109,43 +116,65 @@ function countLines(path: string): number {
   return n;
 }
 
-/** Generate the input for `size` (reused when a previous bench made it with the same seed). */
-async function input(o: BenchOptions, size: number): Promise<BenchResult["inputs"][number]> {
-  const exec = join(o.workDir, "inputs", `gen-${size}-seed${o.seed}-v1`);
+/** The input's directory name: size, seed, profile (reused by later runs while the generator revision holds). */
+export const inputName = (profile: ProfileName, size: number, seed: number): string => `gen-${size}-seed${seed}-${profile}`;
+
+/** Generate the input for `size` (reused when a previous bench made it with the same seed, profile and generator revision). */
+async function input(o: BenchOptions, profile: ProfileName, size: number): Promise<BenchResult["inputs"][number]> {
+  const exec = join(o.workDir, "inputs", inputName(profile, size, o.seed));
   const marker = join(exec, "bench-input.json");
   if (existsSync(marker)) {
-    const m = JSON.parse(readFileSync(marker, "utf8")) as { lines: number };
-    return { sizeBytes: size, exec, journalBytes: statSync(layoutOf(exec).journal).size, lines: m.lines, generatedSeconds: null };
+    const m = JSON.parse(readFileSync(marker, "utf8")) as { lines: number; revision?: number };
+    if (m.revision === GENERATOR_REVISION) {
+      return { profile, sizeBytes: size, exec, journalBytes: statSync(layoutOf(exec).journal).size, lines: m.lines, generatedSeconds: null };
+    }
   }
   rmSync(exec, { recursive: true, force: true });
-  o.log(`generating ${size} bytes (seed ${o.seed}, schema v1)…`);
-  const r = await generateExecution(exec, { seed: o.seed, target: { bytes: size }, schema: 1 });
-  writeFileSync(marker, JSON.stringify({ lines: r.lines, bytes: r.bytes, seed: o.seed }));
-  return { sizeBytes: size, exec, journalBytes: r.bytes, lines: r.lines, generatedSeconds: r.seconds };
+  rmSync(`${exec}.cache`, { recursive: true, force: true });
+  o.log(`generating ${size} bytes (seed ${o.seed}, profile ${profile})…`);
+  const r = await generateExecution(exec, { seed: o.seed, target: { bytes: size }, profile });
+  writeFileSync(marker, JSON.stringify({ lines: r.lines, bytes: r.bytes, seed: o.seed, profile, revision: GENERATOR_REVISION }));
+  return { profile, sizeBytes: size, exec, journalBytes: r.bytes, lines: r.lines, generatedSeconds: r.seconds };
 }
 
-/** One-off, untimed: a compatible-dieted copy (for restore and dieted line reads) and a zstd -3 file. */
-function prepareDerived(o: BenchOptions, exec: string, work: string, tools: Toolbox, lib: Set<string>): { dieted: string | null; zstdFile: string | null } {
-  let dieted: string | null = join(work, "dieted-source");
-  if (!existsSync(layoutOf(dieted).manifest)) {
-    dieted = null;
-    if (lib.has("diet.applyDiet")) {
-      const target = join(work, "dieted-source");
+/** One-off, untimed: the zstd -3 file the zstd -d baselines decompress. */
+function prepareZstd(o: BenchOptions, exec: string, work: string, tools: Toolbox): string | null {
+  if (!tools.zstd) return null;
+  const zstdFile = join(work, "input.zst");
+  if (!existsSync(zstdFile)) {
+    const m = measure({ shell: `zstd -q -f -3 -T2 '${layoutOf(exec).journal}' -o '${zstdFile}'` }, tools, o.timeoutMs);
+    if (m.exit !== 0) return null;
+  }
+  return zstdFile;
+}
+
+/**
+ * The dieted copies restore and line N read, made on first use (untimed): a diet op's first round
+ * output when it ran and succeeded, else a fresh diet of a hard-link copy.
+ */
+function dietedCopies(o: BenchOptions, exec: string, work: string, tools: Toolbox, ctx: Pick<OpContext, "commands" | "commandHelp">): OpContext["dieted"] {
+  const made = new Map<DietKind, { exec: string } | { why: string }>();
+  return (kind) => {
+    const have = made.get(kind);
+    if (have) return have;
+    let res: { exec: string } | { why: string };
+    const round0 = join(work, `diet-${kind}-0`);
+    const args = dietArgs(ctx, kind);
+    if (existsSync(layoutOf(round0).manifest)) res = { exec: round0 };
+    else if (!args) res = { why: kind === "seekable" ? "diet --seekable not offered" : "diet not implemented" };
+    else {
+      const target = join(work, `dieted-${kind}`);
       linkCopy(exec, target);
-      const m = measure({ runner: { op: "diet", exec: target, mode: "compatible" } }, tools, o.timeoutMs);
-      if (m.exit === 0) dieted = target;
-      else o.log(`could not prepare a dieted copy: ${JSON.stringify(m.detail)}`);
+      const m = measure({ runner: { op: "cli", argv: ["diet", target, ...args] } }, tools, o.timeoutMs);
+      if (m.exit === 0 && existsSync(layoutOf(target).manifest)) res = { exec: target };
+      else {
+        o.log(`could not prepare a ${kind} diet: exit ${m.exit} ${JSON.stringify(m.detail ?? {}).slice(0, 300)}`);
+        res = { why: `${kind} diet failed (exit ${m.exit})` };
+      }
     }
-  }
-  let zstdFile: string | null = null;
-  if (tools.zstd) {
-    zstdFile = join(work, "input.zst");
-    if (!existsSync(zstdFile)) {
-      const m = measure({ shell: `zstd -q -f -3 -T2 '${layoutOf(exec).journal}' -o '${zstdFile}'` }, tools, o.timeoutMs);
-      if (m.exit !== 0) zstdFile = null;
-    }
-  }
-  return { dieted, zstdFile };
+    made.set(kind, res);
+    return res;
+  };
 }
 
 function selected(o: BenchOptions, op: string): boolean {
@@ -169,26 +198,37 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
   const floor = measure({ runner: { op: "noop" } }, tools, o.timeoutMs);
   const rows: BenchRow[] = [];
   const inputs: BenchResult["inputs"] = [];
-  for (const size of o.sizes) {
-    const inp = await input(o, size);
+  for (const profile of o.profiles) for (const size of o.sizes) {
+    const inp = await input(o, profile, size);
     inputs.push(inp);
     // Per run (pid): two benches running at once must not share or delete each other's scratch.
-    const work = join(o.workDir, "work", `size-${size}-${process.pid}`);
+    const work = join(o.workDir, "work", `${profile}-${size}-${process.pid}`);
     mkdirSync(work, { recursive: true });
-    const derived = prepareDerived(o, inp.exec, work, tools, lib);
+    const base = { commands: new Set(commands.keys()), commandHelp: commands };
     const ctx: OpContext = {
-      exec: inp.exec, sizeBytes: size, journalBytes: inp.journalBytes, journalLines: inp.lines, dietedExec: derived.dieted, zstdFile: derived.zstdFile,
-      work, tools, smoke: o.smoke, zstd19MaxBytes: o.zstd19MaxBytes, commands: new Set(commands.keys()), commandHelp: commands, lib,
+      exec: inp.exec, sizeBytes: size, journalBytes: inp.journalBytes, journalLines: inp.lines, profile,
+      dieted: dietedCopies(o, inp.exec, work, tools, base), zstdFile: prepareZstd(o, inp.exec, work, tools),
+      work, tools, smoke: o.smoke, cacheDir: `${inp.exec}.cache`, freshBaselines: o.freshBaselines, ...base, lib,
     };
     for (const op of operations(ctx)) {
       if (!selected(o, op.op)) continue;
+      op.setup?.();
       const runs = new Map<string, Measured[]>();
       const outputs = new Map<string, number[]>();
+      const cachedNote = new Map<string, string>();
+      for (const c of op.contenders) {
+        const kept = c.unavailable ? null : c.cached?.() ?? null;
+        if (!kept) continue;
+        runs.set(c.name, [{ wallMs: kept.ms, opMs: kept.ms, rssKB: null, exit: 0, detail: { cached: kept }, stderr: "" }]);
+        outputs.set(c.name, [kept.outputBytes]);
+        cachedNote.set(c.name, `kept from ${kept.at} (load ${kept.loadAvg.split(" ").slice(0, 3).join(" ")}); --fresh-baselines re-measures`);
+        o.log(`${profile} ${(size / 1e6).toFixed(1)} MB ${op.op} ${c.name}: kept ${kept.ms.toFixed(0)} ms from ${kept.at}`);
+      }
       for (let round = 0; round < o.rounds; round++) {
         // Alternate: every contender once per round, in a rotating order.
         const order = op.contenders.map((_, i) => op.contenders[(i + round) % op.contenders.length]);
         for (const c of order) {
-          if (c.unavailable || ((c.oneRound || (o.quick && c.slow)) && round > 0)) continue;
+          if (c.unavailable || cachedNote.has(c.name) || ((c.oneRound || (o.quick && c.slow)) && round > 0)) continue;
           // A contender whose first round took longer than this is not repeated (keeps the full
           // bench near an hour at 1 GB and --quick near 5 minutes).
           const first = runs.get(c.name)?.[0];
@@ -196,8 +236,10 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
           const cmd = c.prepare(round);
           const m = measure(cmd, tools, o.timeoutMs);
           runs.set(c.name, [...(runs.get(c.name) ?? []), m]);
-          if (c.outputBytes) outputs.set(c.name, [...(outputs.get(c.name) ?? []), c.outputBytes(round)]);
-          o.log(`${(size / 1e6).toFixed(1)} MB ${op.op} ${c.name} r${round}: ${m.exit === 0 ? `${m.opMs.toFixed(1)} ms` : `exit ${m.exit} ${m.stderr.trim().slice(0, 200)} ${JSON.stringify(m.detail ?? {}).slice(0, 300)}`}`);
+          const outBytes = c.outputBytes ? c.outputBytes(round) : null;
+          if (outBytes !== null) outputs.set(c.name, [...(outputs.get(c.name) ?? []), outBytes]);
+          if (m.exit === 0 && c.keep && outBytes) c.keep({ ms: m.opMs, outputBytes: outBytes, at: new Date().toISOString(), loadAvg: loadAvg() });
+          o.log(`${profile} ${(size / 1e6).toFixed(1)} MB ${op.op} ${c.name} r${round}: ${m.exit === 0 ? `${m.opMs.toFixed(1)} ms` : `exit ${m.exit} ${m.stderr.trim().slice(0, 200)} ${JSON.stringify(m.detail ?? {}).slice(0, 300)}`}`);
         }
       }
       const primaryMs = (() => {
@@ -207,7 +249,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       for (const c of op.contenders) {
         const ms = runs.get(c.name) ?? [];
         const ok = ms.filter((m) => m.exit === 0);
-        const base = { sizeBytes: size, op: op.op, contender: c.name, role: c.role, throughputUnit: (c.units === "events" ? "events/s" : "MB/s") as BenchRow["throughputUnit"] };
+        const base = { profile, sizeBytes: size, op: op.op, contender: c.name, role: c.role, throughputUnit: (c.units === "events" ? "events/s" : "MB/s") as BenchRow["throughputUnit"] };
         if (c.unavailable || ms.length === 0) {
           rows.push({ ...base, status: "n/a", note: c.unavailable ?? "n/a", medianMs: null, roundsMs: [], throughput: null, ratio: null, ratioTo: null, peakRssMB: null, outputBytes: null });
           continue;
@@ -218,7 +260,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
           continue;
         }
         const med = median(ok.map((m) => m.opMs));
-        let note = ok.length < ms.length ? `${ms.length - ok.length} round(s) failed` : null;
+        let note = ok.length < ms.length ? `${ms.length - ok.length} round(s) failed` : cachedNote.get(c.name) ?? null;
         if (op.op === "rebuild" && c.role === "ours") {
           // The contenders must agree: ours prints state.json bytes, the naive fold hashes its own.
           const naive = runs.get("naive fold")?.find((m) => m.exit === 0)?.detail?.stateSha256;
@@ -239,13 +281,25 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     }
     rmSync(join(work), { recursive: true, force: true });
   }
+  const profiles = compareProfiles({ inputs, rows, workDir: o.workDir, tools, log: o.log });
   const result: BenchResult = {
     startedAt, seconds: (performance.now() - t0) / 1000, machine: machineInfo(), runner,
-    options: { sizes: o.sizes, rounds: o.rounds, only: o.only, smoke: o.smoke, quick: o.quick, seed: o.seed, workDir: o.workDir, zstd19MaxBytes: o.zstd19MaxBytes, install: o.install, timeoutMs: o.timeoutMs },
-    missingTools: missing, inputs, rssFloorMB: floor.rssKB !== null ? floor.rssKB / 1024 : null, rows, targets: [],
+    options: {
+      sizes: o.sizes, profiles: o.profiles, rounds: o.rounds, only: o.only, smoke: o.smoke, quick: o.quick, seed: o.seed, workDir: o.workDir,
+      freshBaselines: o.freshBaselines, install: o.install, timeoutMs: o.timeoutMs,
+    },
+    missingTools: missing, inputs, rssFloorMB: floor.rssKB !== null ? floor.rssKB / 1024 : null, rows, targets: [], profiles,
   };
   result.targets = evaluateTargets(rows);
   return result;
+}
+
+function loadAvg(): string {
+  try {
+    return readFileSync("/proc/loadavg", "utf8").trim();
+  } catch {
+    return "unknown";
+  }
 }
 
 /** The default work directory (gitignored). */

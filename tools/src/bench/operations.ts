@@ -5,7 +5,7 @@
  * implementation has not landed is reported "n/a (not implemented)".
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { layoutOf } from "@hankweave-journal/core";
 import type { Command, Toolbox } from "./measure.js";
@@ -24,8 +24,24 @@ export interface Contender {
   units?: "bytes" | "events";
   /** Skip all but the first round (very slow baselines). */
   oneRound?: boolean;
+  /**
+   * A measurement kept from an earlier run on the same input (zstd -19 at 1 GB takes minutes):
+   * when it returns one, the contender is not run and its row says "cached <date>".
+   */
+  cached?(): CachedMeasure | null;
+  /** Called with the first successful measurement (to keep it for `cached`). */
+  keep?(m: CachedMeasure): void;
   /** Slow baseline: one round only under `--quick` (keeps it under 5 minutes). */
   slow?: boolean;
+}
+
+/** A kept measurement of a deterministic baseline on one input. */
+export interface CachedMeasure {
+  ms: number;
+  outputBytes: number;
+  /** When it was measured (ISO time) and the machine load then. */
+  at: string;
+  loadAvg: string;
 }
 
 /** One operation with its contenders; `primary` names the baseline ratios are taken against. */
@@ -34,7 +50,12 @@ export interface Operation {
   description: string;
   contenders: Contender[];
   primary: string | null;
+  /** Untimed, once before the rounds (e.g. make the dieted copies a row reads); may mark contenders unavailable. */
+  setup?(): void;
 }
+
+/** The dieted copies restore and line N read: compatible (one frame), seekable, extended. */
+export type DietKind = "compatible" | "seekable" | "extended";
 
 /** What every operation needs to know about the prepared inputs. */
 export interface OpContext {
@@ -44,15 +65,22 @@ export interface OpContext {
   sizeBytes: number;
   journalBytes: number;
   journalLines: number;
-  /** A dieted copy (compatible), or null when diet is not implemented. */
-  dietedExec: string | null;
+  /**
+   * A dieted copy of the input of that kind (made on first use, untimed; a diet round's own
+   * output when that op ran), or null with why not.
+   */
+  dieted(kind: DietKind): { exec: string } | { why: string };
+  /** Generator profile of the input. */
+  profile: string;
   /** `zstd -3` output of the journal (for the zstd -d baseline), or null without zstd. */
   zstdFile: string | null;
   work: string;
   tools: Toolbox;
   smoke: boolean;
-  /** zstd -19 only at or below this input size. */
-  zstd19MaxBytes: number;
+  /** Where kept baseline measurements of this input live (one JSON file per baseline name). */
+  cacheDir: string;
+  /** Re-measure baselines even when kept (`--fresh-baselines`). */
+  freshBaselines: boolean;
   /** Registered CLI command names. */
   commands: Set<string>;
   /** `--help` text of registered commands (to pick flag spellings). */
@@ -103,6 +131,32 @@ function extendedFlag(ctx: OpContext): string[] {
   if (help.includes("--bodies")) return ["--bodies", "extended"];
   if (help.includes("--mode")) return ["--mode", "extended"];
   return ["--extended"];
+}
+
+/** `diet` arguments for a kind, or null when the command does not offer it (read from its help). */
+export function dietArgs(ctx: Pick<OpContext, "commandHelp" | "commands">, kind: DietKind): string[] | null {
+  if (!ctx.commands.has("diet")) return null;
+  if (kind === "compatible") return [];
+  if (kind === "seekable") return (ctx.commandHelp.get("diet") ?? "").includes("--seekable") ? ["--seekable"] : null;
+  return extendedFlag(ctx as OpContext);
+}
+
+const cacheFile = (ctx: OpContext, name: string): string => join(ctx.cacheDir, `${name.replace(/[^a-z0-9]+/gi, "_")}.json`);
+
+/** A kept measurement (null when absent, unreadable or `--fresh-baselines`). */
+function readCached(ctx: OpContext, name: string): CachedMeasure | null {
+  if (ctx.freshBaselines) return null;
+  try {
+    const m = JSON.parse(readFileSync(cacheFile(ctx, name), "utf8")) as CachedMeasure;
+    return typeof m.ms === "number" && typeof m.outputBytes === "number" && m.outputBytes > 0 ? m : null;
+  } catch {
+    return null;
+  }
+}
+
+function writeCached(ctx: OpContext, name: string, m: CachedMeasure): void {
+  mkdirSync(ctx.cacheDir, { recursive: true });
+  writeFileSync(cacheFile(ctx, name), `${JSON.stringify(m)}\n`);
 }
 
 /** All operations, in table order. */
@@ -219,67 +273,87 @@ export function operations(ctx: OpContext): Operation[] {
     ],
   });
 
-  // ---- diet (compatible and extended) against zstd
-  const zstd19 = ctx.sizeBytes <= ctx.zstd19MaxBytes;
-  const zstdRow = (level: 3 | 19): Contender => ({
-    name: `zstd -${level} -T2`, role: "baseline", oneRound: level === 19,
-    unavailable: !ctx.tools.zstd ? "n/a (zstd missing)" : level === 19 && !zstd19 ? (ctx.zstd19MaxBytes === 0 ? "n/a (skipped by --quick)" : `n/a (only at <= ${ctx.zstd19MaxBytes / 1e6} MB)`) : null,
-    prepare: (round) => ({ shell: `zstd -q -f -${level} -T2 ${q(journal)} -o ${q(join(ctx.work, `z${level}-${round}.zst`))}` }),
-    outputBytes: (round) => {
-      const p = join(ctx.work, `z${level}-${round}.zst`);
-      return existsSync(p) ? statSync(p).size : 0;
-    },
-  });
-  for (const mode of ["compatible", "extended"] as const) {
-    const dir = (round: number): string => join(ctx.work, `diet-${mode}-${round}`);
+  // ---- diet (compatible one frame, seekable, extended) against zstd
+  const zstdRow = (level: 3 | 19): Contender => {
+    const name = `zstd -${level} -T2`;
+    return {
+      name, role: "baseline", oneRound: level === 19,
+      unavailable: !ctx.tools.zstd ? "n/a (zstd missing)" : null,
+      prepare: (round) => ({ shell: `zstd -q -f -${level} -T2 ${q(journal)} -o ${q(join(ctx.work, `z${level}-${round}.zst`))}` }),
+      outputBytes: (round) => {
+        const p = join(ctx.work, `z${level}-${round}.zst`);
+        return existsSync(p) ? statSync(p).size : 0;
+      },
+      // zstd -19 takes minutes at 1 GB and its output is a function of the input: measured once per input.
+      ...(level === 19 ? { cached: () => readCached(ctx, name), keep: (m: CachedMeasure) => writeCached(ctx, name, m) } : {}),
+    };
+  };
+  const dietOp = (kind: DietKind): Operation => {
+    const dir = (round: number): string => join(ctx.work, `diet-${kind}-${round}`);
+    const args = dietArgs(ctx, kind);
     const cmd = (round: number): Command | null =>
-      ctx.commands.has("diet")
-        ? { runner: { op: "cli", argv: ["diet", dir(round), ...(mode === "extended" ? extendedFlag(ctx) : [])] } }
-        : ctx.lib.has("diet.applyDiet") ? { runner: { op: "diet", exec: dir(round), mode } } : null;
-    ops.push({
-      op: `diet-${mode}`,
-      description: `${mode} diet (${mode === "compatible" ? "dietVersion 1, readable by the reference runtime" : "dietVersion 2"})`,
-      primary: mode === "compatible" ? "zstd -3 -T2" : "zstd -19 -T2",
+      args ? { runner: { op: "cli", argv: ["diet", dir(round), ...args] } }
+        : kind !== "seekable" && ctx.lib.has("diet.applyDiet") && !ctx.commands.has("diet") ? { runner: { op: "diet", exec: dir(round), mode: kind } } : null;
+    return {
+      op: `diet-${kind}`,
+      description: kind === "compatible" ? "compatible diet (dietVersion 1, one zstd frame: every reference runtime reads it)"
+        : kind === "seekable" ? "compatible diet, seekable frames (`diet --seekable`; Node ≥ 24 and Bun read it, not Node 22)"
+        : "extended diet (dietVersion 2)",
+      primary: kind === "extended" ? "zstd -19 -T2" : "zstd -3 -T2",
       contenders: [
         {
-          name: "ours", role: "ours", unavailable: cmd(0) ? null : NOT_IMPLEMENTED,
+          name: "ours", role: "ours", unavailable: cmd(0) ? null : kind === "seekable" ? "n/a (diet --seekable not offered)" : NOT_IMPLEMENTED,
           prepare: (round) => {
             linkCopy(ctx.exec, dir(round));
             return cmd(round) as Command;
           },
           outputBytes: (round) => dietedBytes(dir(round)),
         },
-        // zstd -19 is measured once, beside the extended diet (its target), not twice.
-        mode === "compatible" ? zstdRow(3) : zstdRow(19),
+        // zstd -3 beside both compatible kinds (it is cheap), zstd -19 once, beside the extended diet.
+        ...(kind === "extended" ? [zstdRow(19)] : [zstdRow(3)]),
       ],
-    });
-  }
+    };
+  };
+  ops.push(dietOp("compatible"), dietOp("seekable"), dietOp("extended"));
 
-  // ---- restore
-  const rdir = (round: number): string => join(ctx.work, `restore-${round}`);
-  const restoreCmd = (round: number): Command | null =>
-    ctx.commands.has("restore") ? { runner: { op: "cli", argv: ["restore", rdir(round)] } }
-      : ctx.lib.has("diet.restoreJournal") ? { runner: { op: "restore", exec: rdir(round) } } : null;
+  // ---- restore (from each kind of diet)
+  const rdir = (kind: DietKind, round: number): string => join(ctx.work, `restore-${kind}-${round}`);
+  const restoreCmd = (kind: DietKind, round: number): Command | null =>
+    ctx.commands.has("restore") ? { runner: { op: "cli", argv: ["restore", rdir(kind, round)] } }
+      : ctx.lib.has("diet.restoreJournal") ? { runner: { op: "restore", exec: rdir(kind, round) } } : null;
+  const restoreFrom = (kind: DietKind): Contender => {
+    const c: Contender = {
+      name: `ours (${kind})`, role: "ours",
+      unavailable: restoreCmd(kind, 0) ? null : NOT_IMPLEMENTED,
+      prepare: (round) => {
+        const src = ctx.dieted(kind);
+        linkCopy((src as { exec: string }).exec, rdir(kind, round));
+        return restoreCmd(kind, round) as Command;
+      },
+    };
+    return c;
+  };
+  const restoreOurs = (["compatible", "seekable", "extended"] as const).map(restoreFrom);
   ops.push({
     op: "restore",
-    description: "restore events.jsonl from a compatible diet",
-    primary: "zstd -d",
+    description: "restore events.jsonl from each diet (fsyncs before it publishes)",
+    primary: "zstd -d + fsync",
+    setup: () => {
+      for (const [i, kind] of (["compatible", "seekable", "extended"] as const).entries()) {
+        if (restoreOurs[i].unavailable) continue;
+        const d = ctx.dieted(kind);
+        if ("why" in d) restoreOurs[i].unavailable = `n/a (${d.why})`;
+      }
+    },
     contenders: [
-      {
-        name: "ours", role: "ours",
-        unavailable: !ctx.dietedExec ? NOT_IMPLEMENTED : restoreCmd(0) ? null : NOT_IMPLEMENTED,
-        prepare: (round) => {
-          linkCopy(ctx.dietedExec as string, rdir(round));
-          return restoreCmd(round) as Command;
-        },
-      },
+      ...restoreOurs,
       {
         name: "zstd -d", role: "baseline", unavailable: ctx.zstdFile ? null : "n/a (zstd missing)",
         prepare: (round) => ({ shell: `zstd -q -f -d ${q(ctx.zstdFile as string)} -o ${q(join(ctx.work, `unz-${round}.jsonl`))}` }),
       },
       {
-        // The same durability as restore, which fsyncs before link(): zstd -d alone returns while
-        // its output is still only in the page cache.
+        // The same durability as restore, which fsyncs before link() (SPEC §6): zstd -d alone
+        // returns while its output is still only in the page cache.
         name: "zstd -d + fsync", role: "baseline", unavailable: ctx.zstdFile ? null : "n/a (zstd missing)",
         prepare: (round) => {
           const out = q(join(ctx.work, `unz-sync-${round}.jsonl`));
@@ -289,20 +363,36 @@ export function operations(ctx: OpContext): Operation[] {
     ],
   });
 
-  // ---- read one line by number (the middle one)
+  // ---- read one line by number (the middle one), in a fresh process: reader, and `cat --from-line`
   const mid = Math.max(0, Math.floor(ctx.journalLines / 2));
-  ops.push({
-    op: "line-n",
-    description: `open + read line ${mid} (plain and dieted)`,
-    primary: "awk NR==N",
-    contenders: [
-      { name: "ours (plain)", role: "ours", unavailable: ctx.lib.has("diet.openReader") ? null : NOT_IMPLEMENTED, prepare: () => ({ runner: { op: "line", exec: ctx.exec, line: mid } }) },
-      {
-        name: "ours (dieted)", role: "ours", unavailable: ctx.dietedExec && ctx.lib.has("diet.openReader") ? null : NOT_IMPLEMENTED,
-        prepare: () => ({ runner: { op: "line", exec: ctx.dietedExec as string, line: mid } }),
-      },
-      { name: "awk NR==N", role: "baseline", unavailable: need(ctx.tools.awk, "awk"), prepare: () => ({ shell: `awk 'NR==${mid + 1}{print; exit}' ${q(journal)} >/dev/null` }) },
-    ],
+  const lineOf = (kind: DietKind | "plain", how: "reader" | "cat"): Contender => ({
+    name: `ours (${kind})`, role: "ours",
+    unavailable: how === "reader" ? (ctx.lib.has("diet.openReader") ? null : NOT_IMPLEMENTED) : ctx.commands.has("cat") ? null : NOT_IMPLEMENTED,
+    prepare: () => {
+      const exec = kind === "plain" ? ctx.exec : (ctx.dieted(kind) as { exec: string }).exec;
+      return how === "reader"
+        ? { runner: { op: "line", exec, line: mid } }
+        : { runner: { op: "cli", argv: ["cat", exec, "--from-line", String(mid), "--to-line", String(mid)] } };
+    },
   });
+  for (const how of ["reader", "cat"] as const) {
+    const ours = (["plain", "compatible", "seekable", "extended"] as const).map((k) => lineOf(k, how));
+    ops.push({
+      op: how === "reader" ? "line-n" : "cat-line",
+      description: how === "reader" ? `open + read line ${mid} through the reader (plain and each diet)` : `cat --from-line ${mid} --to-line ${mid} (plain and each diet)`,
+      primary: "awk NR==N",
+      setup: () => {
+        for (const [i, kind] of (["plain", "compatible", "seekable", "extended"] as const).entries()) {
+          if (kind === "plain" || ours[i].unavailable) continue;
+          const d = ctx.dieted(kind);
+          if ("why" in d) ours[i].unavailable = `n/a (${d.why})`;
+        }
+      },
+      contenders: [
+        ...ours,
+        { name: "awk NR==N", role: "baseline", unavailable: need(ctx.tools.awk, "awk"), prepare: () => ({ shell: `awk 'NR==${mid + 1}{print; exit}' ${q(journal)} >/dev/null` }) },
+      ],
+    });
+  }
   return ops;
 }

@@ -253,7 +253,7 @@ function* sentinelTrigger(sim: Sim, c: Codon): Generator<SimStep> {
 }
 
 function snapshot(sim: Sim, c: Codon, withFile: boolean): SimStep {
-  const recent = withFile && sim.lastBody && sim.r.chance(0.6)
+  const recent = withFile && sim.lastBody && sim.r.chance(sim.p.snapshotFile)
     ? { path: sim.lastBody.path, content: sim.lastBody.content, timestamp: iso(sim.lastBody.at) }
     : null;
   return { kind: "snapshot", at: sim.tick(0, 30), codonStartAt: c.startAt, totalCost: sim.totalCost + c.cost, recentFileAccess: recent };

@@ -116,7 +116,8 @@ function listingBlock(r: Rng): string {
   return `${lines.join("\n")}\n`;
 }
 
-const BLOCKS: Record<BodyKind, (r: Rng) => string> = {
+/** The body-heavy profile's block writers (small template vocabularies: very compressible). */
+export const TEMPLATE_BLOCKS: Record<BodyKind, (r: Rng) => string> = {
   markdown: markdownBlock,
   typescript: tsBlock,
   python: pyBlock,
@@ -135,14 +136,15 @@ export interface Corpus {
 
 /**
  * Build the pool (deterministic for the rng). `charsPerKind` bounds memory and build time
- * (about 60 ms per MB); bodies longer than a pool are made of several slices.
+ * (about 60 ms per MB with the templates); bodies longer than a pool are made of several slices.
+ * `blocks` writes the text (default the templates; the real profile's are in text-model.ts).
  */
-export function buildCorpus(r: Rng, charsPerKind: number): Corpus {
+export function buildCorpus(r: Rng, charsPerKind: number, blocks: Record<BodyKind, (r: Rng) => string> = TEMPLATE_BLOCKS): Corpus {
   const pools = new Map<BodyKind, string>();
   for (const kind of BODY_KINDS) {
     const parts: string[] = [];
     let n = 0;
-    const block = BLOCKS[kind];
+    const block = blocks[kind];
     while (n < charsPerKind) {
       const b = block(r);
       parts.push(b);

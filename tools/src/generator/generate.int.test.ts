@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,6 +8,7 @@ import { COMMANDS, memoryIO, runCli } from "@hankweave-journal/cli";
 import { foldExecution, serializeState } from "@hankweave-journal/state";
 import { generateExecution } from "./write-execution.js";
 import { REPO_ROOT } from "../bench/measure.js";
+import { profileJournal, shareOf } from "../bench/journal-profile.js";
 
 const root = mkdtempSync(join(tmpdir(), "hw-gen-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -173,6 +175,81 @@ describe("schema v2", () => {
   });
 });
 
+describe("the body-heavy profile", () => {
+  it("writes today's bytes for a seed (the generator before the profiles existed), named or by default", async () => {
+    const digest = (exec: string): string => {
+      const h = createHash("sha256");
+      for (const f of ["events/events.jsonl", "events/events.meta.json", "state.json", "state.json.bak"]) h.update(hankweaveFiles(exec)[f]);
+      return h.digest("hex");
+    };
+    const [a, b] = [fresh(), fresh()];
+    await generateExecution(a, { seed: 11, target: { bytes: 1_500_000 }, profile: "body-heavy" });
+    await generateExecution(b, { seed: 4, target: { bytes: 1_000_000 }, schema: 2 });
+    // Measured with the generator of commit 8cc5ef7 (before profiles), same seeds and targets.
+    expect(digest(a)).toBe("a366fc23d381ed4933da72f3670986c0950563bd81f0e6e965ffd803b8ba3651");
+    expect(digest(b)).toBe("e62e80d3d2386827f7f57dd84cfa7e9223c7f42e9acdad4cc9ab9a27ab19cbae");
+  });
+});
+
+describe("the real-shaped profile (4.5 MB, plan-gen-execution's size)", async () => {
+  const exec = fresh();
+  const report = await generateExecution(exec, { seed: 7, target: { bytes: 4_500_000 }, profile: "real" });
+  const buf = readFileSync(layoutOf(exec).journal);
+  const p = profileJournal(buf);
+  const events = lines(exec);
+
+  it("is event schema v2: file.updated carries sha256/bytes/source, never an inline body; the sidecar says 2", () => {
+    const fu = events.filter((e) => e.type === "file.updated");
+    expect(fu.length).toBeGreaterThan(0);
+    for (const e of fu) {
+      expect(e.data.content).toBeUndefined();
+      expect(e.data).toMatchObject({ sha256: expect.stringMatching(/^[0-9a-f]{64}$/), bytes: expect.any(Number), source: "agent" });
+    }
+    expect(JSON.parse(readFileSync(layoutOf(exec).sidecar, "utf8")).eventSchemaVersion).toBe(2);
+  });
+
+  it("folds to its state.json without findings and passes audit, with every transition type", async () => {
+    const fold = await foldExecution(exec);
+    expect(fold.findings.filter((f) => f.severity !== "info")).toEqual([]);
+    expect(serializeState(fold.state)).toBe(readFileSync(layoutOf(exec).state, "utf8"));
+    const { code, out } = await cli("audit", exec, "--json");
+    expect(code).toBe(0);
+    expect(JSON.parse(out).summary.findings).toMatchObject({ error: 0, warning: 0 });
+    const tt = new Set(events.filter((e) => e.type === "state.transition").map((e) => e.data.transitionType as string));
+    expect([...TRANSITION_TYPES].filter((t) => !tt.has(t))).toEqual([]);
+  });
+
+  it("has plan-gen-execution's shape: ~700 B a line, its type mix by count and bytes, tool results cut at 2,500 chars", () => {
+    // plan-gen: 697 B/line; state.transition 40.8% / 31.5%, tool.result 13.9% / 30.1%,
+    // assistant.action 19.7% / 23.1%, token.usage 19.2% / 7.8%, file.updated 0.1% / 0.9%.
+    expect(p.bytesPerLine).toBeGreaterThan(550);
+    expect(p.bytesPerLine).toBeLessThan(850);
+    const near = (type: string, count: number, bytes: number): void => {
+      expect(Math.abs(shareOf(p, type, "count") - count), `${type} count`).toBeLessThan(0.05);
+      expect(Math.abs(shareOf(p, type, "bytes") - bytes), `${type} bytes`).toBeLessThan(0.06);
+    };
+    near("state.transition", 0.408, 0.315);
+    near("tool.result", 0.139, 0.301);
+    near("assistant.action", 0.197, 0.231);
+    near("token.usage", 0.192, 0.078);
+    expect(shareOf(p, "file.updated", "bytes")).toBeLessThan(0.02);
+    const results = events.filter((e) => e.type === "tool.result").map((e) => e.data.result as string);
+    expect(Math.max(...results.map((r) => r.length))).toBeLessThanOrEqual(2503);
+    expect(results.filter((r) => r.length === 2503).length).toBeGreaterThan(results.length * 0.1);
+    // Bodies repeat (re-reads of the same files) but most are unique: plan-gen 24% by count.
+    const rep = p.bodies.repeatCount / p.bodies.count;
+    expect(rep).toBeGreaterThan(0.1);
+    expect(rep).toBeLessThan(0.4);
+    expect(report.bytes).toBe(buf.length);
+  });
+
+  it("is the same bytes for the same seed", async () => {
+    const again = fresh();
+    await generateExecution(again, { seed: 7, target: { bytes: 4_500_000 }, profile: "real" });
+    expect(readFileSync(layoutOf(again).journal).equals(buf)).toBe(true);
+  });
+});
+
 describe("generate.ts (command line)", () => {
   it("exits 2 on usage errors and 0 with a JSON report on success", async () => {
     const { execFile } = await import("node:child_process");
@@ -185,9 +262,11 @@ describe("generate.ts (command line)", () => {
     expect((await run([])).code).toBe(2);
     expect((await run([fresh(), "--size", "lots"])).code).toBe(2);
     expect((await run([fresh(), "--schema", "v3"])).code).toBe(2);
+    expect((await run([fresh(), "--profile", "fake"])).code).toBe(2);
     const x = fresh();
-    const ok = await run([x, "--size", "300KB", "--seed", "9", "--schema", "v2"]);
+    const ok = await run([x, "--size", "300KB", "--seed", "9", "--profile", "real"]);
     expect(ok.code).toBe(0);
+    expect(JSON.parse(readFileSync(layoutOf(x).sidecar, "utf8")).eventSchemaVersion).toBe(2);
     expect(JSON.parse(ok.out)).toMatchObject({ exec: x, tornBytes: 0 });
     expect((await run([x, "--size", "300KB"])).code).toBe(1); // GENERATE_TARGET_EXISTS
   });

@@ -8,3 +8,5 @@ export type { SimStep, Measure, SizeTarget, PlanOptions } from "./planner.js";
 export { generateExecution } from "./write-execution.js";
 export type { GenerateOptions, GenerateReport } from "./write-execution.js";
 export { parseSize, formatBytes } from "./size.js";
+export { BODY_HEAVY, REAL, PROFILE_NAMES, profileByName } from "./profile.js";
+export type { GeneratorProfile, ProfileName } from "./profile.js";

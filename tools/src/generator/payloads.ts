@@ -21,10 +21,10 @@ const BLOCK_MIX: [ToolName | "message", number][] = [
   ["Grep", 0.03], ["Glob", 0.02], ["WebFetch", 0.01],
 ];
 
-/** Draw the kind of the next assistant block. */
-export function drawBlock(r: Rng): ToolName | "message" {
+/** Draw the kind of the next assistant block (from `mix`, default the body-heavy one). */
+export function drawBlock(r: Rng, mix: readonly [ToolName | "message", number][] = BLOCK_MIX): ToolName | "message" {
   let x = r.next();
-  for (const [k, p] of BLOCK_MIX) {
+  for (const [k, p] of mix) {
     x -= p;
     if (x < 0) return k;
   }
@@ -40,6 +40,33 @@ export function drawUsage(r: Rng, modelId: string): { tokens: TokenUsage; cost: 
     cacheCreationTokens: r.chance(0.5) ? r.int(0, 9000) : 0,
     cacheReadTokens: r.int(10000, 180000),
   };
+  const cost =
+    (tokens.inputTokens * m.input + tokens.outputTokens * m.output + tokens.cacheCreationTokens * m.cacheWrite + tokens.cacheReadTokens * m.cacheRead) /
+    1_000_000;
+  return { tokens, cost };
+}
+
+/**
+ * Token usage shaped like a real session (the real profile): the prompt cache grows through the
+ * codon (`cacheReadTokens` is the context so far), most responses read 1–3 fresh input tokens,
+ * and the second block of a message repeats the first one's cache figures (as the runtime logs
+ * them, one usage per content block).
+ */
+export function drawSessionUsage(r: Rng, modelId: string, session: { context: number }, first: TokenUsage | null): { tokens: TokenUsage; cost: number } {
+  const m = MODELS[modelId];
+  let tokens: TokenUsage;
+  if (first) {
+    tokens = { ...first, outputTokens: r.chance(0.3) ? first.outputTokens : r.logNormal(150, 1.3, 1, 32000) };
+  } else {
+    const cacheCreationTokens = r.chance(0.005) ? 0 : r.logNormal(900, 1.3, 50, 80_000);
+    tokens = {
+      inputTokens: r.chance(0.88) ? r.int(1, 3) : r.logNormal(900, 1.5, 4, 40_000),
+      outputTokens: r.chance(0.4) ? r.int(1, 6) : r.logNormal(180, 1.3, 1, 32000),
+      cacheCreationTokens,
+      cacheReadTokens: session.context,
+    };
+    session.context += cacheCreationTokens + (r.chance(0.5) ? 0 : r.int(1, 400));
+  }
   const cost =
     (tokens.inputTokens * m.input + tokens.outputTokens * m.output + tokens.cacheCreationTokens * m.cacheWrite + tokens.cacheReadTokens * m.cacheRead) /
     1_000_000;

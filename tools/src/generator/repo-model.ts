@@ -5,6 +5,7 @@
  */
 import type { BodyKind, Corpus } from "./corpus.js";
 import type { Rng } from "./prng.js";
+import type { SizeDraw } from "./profile.js";
 
 /** One file of the workspace. */
 export interface VirtualFile {
@@ -43,25 +44,27 @@ export class RepoModel {
   constructor(
     private readonly corpus: Corpus,
     private readonly r: Rng,
+    /** File sizes (body-heavy: median 6 KB, sigma 1.25, at least 200 B, tail to the cap). */
+    private readonly size: SizeDraw = { median: 6000, sigma: 1.25, min: 200, max: Infinity },
   ) {}
 
-  /** A heavy-tailed file size: median ~6 KB, tail to `maxBytes` (hundreds of KB). */
-  drawSize(maxBytes: number): number {
-    return this.r.logNormal(6000, 1.25, 200, Math.max(200, maxBytes));
+  /** A heavy-tailed file size from the profile's draw, tail to `maxBytes` (hundreds of KB). */
+  drawSize(maxBytes: number, s: SizeDraw = this.size): number {
+    return this.r.logNormal(s.median, s.sigma, s.min, Math.max(s.min, Math.min(s.max, maxBytes)));
   }
 
-  /** Create a new file of a drawn size (capped by `maxBytes`). */
-  create(maxBytes: number): VirtualFile {
+  /** Create a new file of a drawn size (capped by `maxBytes`; `size` overrides the workspace's draw). */
+  create(maxBytes: number, size?: SizeDraw): VirtualFile {
     const kind = this.r.pick(FILE_KINDS);
     let path = "";
     do {
       path = `${this.r.pick(DIRS)}/${this.r.pick(STEMS)}-${this.r.base36(4)}.${EXT_BY_KIND[kind]}`;
     } while (this.byPath.has(path));
-    const size = this.drawSize(maxBytes);
+    const bytes = this.drawSize(maxBytes, size);
     const f: VirtualFile = {
       path,
       kind,
-      content: revisionMarker(kind, path, this.r.hex(8)) + this.corpus.body(kind, size, this.r),
+      content: revisionMarker(kind, path, this.r.hex(8)) + this.corpus.body(kind, bytes, this.r),
       revision: 0,
     };
     this.files.push(f);

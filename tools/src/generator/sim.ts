@@ -4,6 +4,8 @@
  */
 import type { StateTransition, TokenUsage } from "@hankweave-journal/core";
 import { buildCorpus, type Corpus } from "./corpus.js";
+import { BODY_HEAVY, type GeneratorProfile } from "./profile.js";
+import { realBlocks } from "./text-model.js";
 import type { CodonSpec } from "./hank.js";
 import { createRng, type Rng } from "./prng.js";
 import { RepoModel } from "./repo-model.js";
@@ -35,6 +37,8 @@ export interface PlanOptions {
   startMs?: number;
   /** Execution directory name used inside paths (cosmetic). */
   execName?: string;
+  /** Tool mix, sizes, body rates and text (default: body-heavy, today's generator). */
+  profile?: GeneratorProfile;
 }
 
 /** Average bytes per event used to turn an event target into a byte-like budget (measured). */
@@ -51,6 +55,8 @@ export interface Codon {
   messages: number;
   extensions: number;
   sentinel: { loadedAt: string; calls: number; cost: number; lastAt: string | null; triggers: number } | null;
+  /** The real profile's prompt-cache context (tokens so far), made on the first message. */
+  session?: { context: number };
 }
 
 export const zeroTokens = (): TokenUsage => ({ inputTokens: 0, outputTokens: 0, cacheCreationTokens: 0, cacheReadTokens: 0 });
@@ -65,16 +71,24 @@ export class Sim {
   private readonly targetUnits: number;
   readonly unitsPerByte: number;
   readonly root: string;
+  readonly p: GeneratorProfile;
   totalCost = 0;
   touched: string[] = [];
   lastBody: { path: string; content: string; at: number } | null = null;
 
   constructor(readonly o: PlanOptions) {
     this.r = createRng(o.seed);
+    this.p = o.profile ?? BODY_HEAVY;
     const targetBytes = "bytes" in o.target ? o.target.bytes : o.target.events * BYTES_PER_EVENT_ESTIMATE;
-    const poolChars = Math.min(4 << 20, Math.max(96 << 10, Math.floor(targetBytes / 24)));
-    this.corpus = buildCorpus(this.r.fork(), poolChars);
-    this.repo = new RepoModel(this.corpus, this.r.fork());
+    if (this.p.text === "zipf") {
+      const poolChars = Math.min(this.p.poolMaxChars, Math.max(192 << 10, Math.floor(targetBytes / 16)));
+      const rr = this.r.fork();
+      this.corpus = buildCorpus(rr, poolChars, realBlocks(rr));
+    } else {
+      const poolChars = Math.min(4 << 20, Math.max(96 << 10, Math.floor(targetBytes / 24)));
+      this.corpus = buildCorpus(this.r.fork(), poolChars);
+    }
+    this.repo = new RepoModel(this.corpus, this.r.fork(), this.p.fileSize);
     this.now = o.startMs ?? 1772712164465 + (o.seed % 1000) * 86_400_000;
     this.targetUnits = "bytes" in o.target ? o.target.bytes : o.target.events;
     this.unitsPerByte = "bytes" in o.target ? 1 : 1 / BYTES_PER_EVENT_ESTIMATE;

@@ -10,12 +10,18 @@ import { serializeState } from "@hankweave-journal/state";
 import { directSink, engineSink, type StepSink } from "./sinks.js";
 import { planExecution, type SimStep, type SizeTarget } from "./planner.js";
 import { createRng } from "./prng.js";
+import { profileByName, type ProfileName } from "./profile.js";
 
 export interface GenerateOptions {
   /** Seed of every random choice: same seed + options → same bytes. */
   seed: number;
   target: SizeTarget;
-  /** Event schema version (default 1: inline `file.updated` bodies, the compatible diet's input). */
+  /**
+   * `body-heavy` (default: today's generator, large inline bodies) or `real` (shaped like the
+   * reference runtime's journals, calibrated on conformance/plan-gen-execution; schema v2).
+   */
+  profile?: ProfileName;
+  /** Event schema version (default: the profile's; body-heavy 1 = inline `file.updated` bodies, real 2). */
   schema?: 1 | 2;
   /** Leave an unterminated final fragment (a torn tail) after the last line. */
   torn?: boolean;
@@ -72,7 +78,8 @@ function completedCodonsOf(state: HankweaveState): unknown[] {
  */
 export async function generateExecution(exec: string, opts: GenerateOptions): Promise<GenerateReport> {
   const t0 = performance.now();
-  const schema = opts.schema ?? 1;
+  const profile = profileByName(opts.profile ?? "body-heavy");
+  const schema = opts.schema ?? profile.schema;
   const l = layoutOf(exec);
   for (const p of [l.journal, l.dietedJournal, l.state]) {
     const st = await fsp.stat(p).catch(() => null);
@@ -82,10 +89,11 @@ export async function generateExecution(exec: string, opts: GenerateOptions): Pr
   const idRng = createRng(opts.seed ^ 0x5eed);
   const startMs = 1772712164465 + (opts.seed % 1000) * 86_400_000;
   await fsp.writeFile(l.executionMeta, JSON.stringify(executionMeta(startMs, opts.seed), null, 2));
-  if (schema === 1) {
-    // The writer keeps an existing sidecar's eventSchemaVersion: declare v1 before the first append.
+  if (schema === 1 || opts.profile !== undefined) {
+    // The writer keeps an existing sidecar's eventSchemaVersion: declare it before the first append
+    // (v2 is the writer's own default; a profile declares it explicitly, as today's runtime does).
     await fsp.writeFile(l.journal, "");
-    await fsp.writeFile(l.sidecar, serializeSidecar({ schemaVersion: 1, eventSchemaVersion: 1, totalEvents: 0, byteLength: 0, lastEventId: null }));
+    await fsp.writeFile(l.sidecar, serializeSidecar({ schemaVersion: 1, eventSchemaVersion: schema, totalEvents: 0, byteLength: 0, lastEventId: null }));
   }
   const mode = opts.writer ?? ("bytes" in opts.target && opts.target.bytes <= ENGINE_MAX_BYTES ? "engine" : "direct");
   const random = (): number => idRng.next();
@@ -106,7 +114,7 @@ export async function generateExecution(exec: string, opts: GenerateOptions): Pr
   };
   const measure = { bytes: () => bytes, events: () => lines + batch.length };
   try {
-    const steps = planExecution({ seed: opts.seed, target: opts.target, schema, measure, startMs, execName: `generated-${opts.seed}` });
+    const steps = planExecution({ seed: opts.seed, target: opts.target, schema, profile, measure, startMs, execName: `generated-${opts.seed}` });
     for (const step of steps as Iterable<SimStep>) {
       lastAt = step.at;
       if (step.kind === "event") {
