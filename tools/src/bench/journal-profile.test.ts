@@ -39,6 +39,6 @@ describe("profileJournal", () => {
     expect(t[0][0]).toBe("journal");
     expect(t[1]).toContain("8.30:1");
     expect(t[1]).toContain("n/a");
-    expect(t[1][1]).toBe("v2 inline bodies");
+    expect(t[1][1]).toBe("v2, inline bodies");
   });
 });

@@ -152,7 +152,7 @@ export function profileTable(rows: ProfileSummary[]): string[][] {
     const p = r.profile;
     out.push([
       r.name,
-      `v${r.eventSchemaVersion ?? "?"}${p.fileUpdated.inline > 0 ? " inline bodies" : ""}`,
+      `${r.eventSchemaVersion === null ? "no sidecar" : `v${r.eventSchemaVersion}`}${p.fileUpdated.inline > 0 ? ", inline bodies" : ""}`,
       p.bytesPerLine.toFixed(0),
       ...COMPARED_TYPES.map((t) => `${pct(shareOf(p, t, "count"))} / ${pct(shareOf(p, t, "bytes"))}`),
       `${p.bodies.p50} / ${p.bodies.p90} B`,
