@@ -115,7 +115,7 @@ export async function restoreJournal(
     let syncedUpTo = 0;
     let syncError: unknown = null;
     try {
-      for await (const { parts, release } of ext ? extOriginalPieces(ext) : originalPieces(src as DietedSource, opts.workers, opts.stats)) {
+      for await (const { parts, release } of ext ? extOriginalPieces(ext, opts.workers) : originalPieces(src as DietedSource, opts.workers, opts.stats)) {
         await writing;
         await hook("chunk", ++chunks);
         if (syncing === null && bytes - syncedUpTo >= datasyncEvery) {

@@ -481,3 +481,209 @@ export function decodeBlock(record: Buffer, lines: number, pieceOf: PieceOf, pat
   }
   return { lines: out, lens };
 }
+
+/** The pack seen as bytes: piece `id` is `buf[start, end)` (the reader checks the id and the frame). */
+export type PieceBytes = (id: number) => { buf: Buffer; start: number; end: number };
+
+/** Parse the signed decimal in `b[a, e)`; NaN when it is not one. */
+function intAt(b: Buffer, a: number, e: number): number {
+  let i = a;
+  let neg = false;
+  if (b[i] === 0x2d) {
+    neg = true;
+    i++;
+  }
+  if (i >= e) return Number.NaN;
+  let v = 0;
+  for (; i < e; i++) {
+    const d = b[i] - 48;
+    if (d < 0 || d > 9) return Number.NaN;
+    v = v * 10 + d;
+  }
+  return neg ? -v : v;
+}
+
+let isoSecond = Number.NaN;
+let isoPrefix = "";
+/** `new Date(ms).toISOString()`, with the part up to the second cached (lines of one second share it). */
+function isoOf(ms: number): string {
+  const sec = Math.floor(ms / 1000);
+  if (sec !== isoSecond) {
+    const s = new Date(sec * 1000).toISOString();
+    if (s.length !== 24) return new Date(ms).toISOString();
+    isoSecond = sec;
+    isoPrefix = s.slice(0, 20);
+  }
+  const m = ms - sec * 1000;
+  return `${isoPrefix}${m < 10 ? "00" : m < 100 ? "0" : ""}${m}Z`;
+}
+
+/**
+ * Rebuild a whole block straight into bytes: `originalBytes` bytes, lines separated by `\n` (the
+ * last line without one when `lastUnterminated`). Values are copied from the decoded streams and
+ * the pack without building strings. `ends[i]` is the offset just past line i's bytes (before its
+ * `\n`). EXT_CORRUPT when the streams are inconsistent or a line's length differs from LINELEN.
+ */
+export function decodeBlockBytes(
+  record: Buffer, lines: number, originalBytes: number, lastUnterminated: boolean, pieceBytes: PieceBytes, path?: string,
+): { data: Buffer; ends: Int32Array } {
+  const st = unpackRecord(record, path);
+  const bad = (why: string) => extError("EXT_CORRUPT", `a block does not decode: ${why}`, path);
+  let meta: { cols: string[]; shapes: [string, number[]][] };
+  try {
+    meta = JSON.parse(st[STREAM.META].toString("utf8"));
+  } catch {
+    throw bad("its shape table is not JSON");
+  }
+  if (!Array.isArray(meta?.cols) || !Array.isArray(meta.shapes) || st.length !== FIRST_COLUMN_STREAM + meta.cols.length) throw bad("shape table");
+  const nShapes = meta.shapes.length;
+  const segs: Buffer[][] = new Array(nShapes);
+  const kinds: Uint8Array[] = new Array(nShapes);
+  const shapeCols: number[][] = new Array(nShapes);
+  for (let k = 0; k < nShapes; k++) {
+    const sh = meta.shapes[k];
+    if (!Array.isArray(sh) || typeof sh[0] !== "string" || !Array.isArray(sh[1])) throw bad(`shape ${k + 1}`);
+    segs[k] = sh[0].split(/[\x01-\x05]/).map((x) => Buffer.from(x, "utf8"));
+    kinds[k] = Uint8Array.from(sh[0].replace(/[^\x01-\x05]/g, ""), (c) => c.charCodeAt(0));
+    shapeCols[k] = sh[1];
+  }
+  const nCols = meta.cols.length;
+  const colBuf: Buffer[] = new Array(nCols);
+  const colAt = new Int32Array(nCols);
+  for (let c = 0; c < nCols; c++) colBuf[c] = st[FIRST_COLUMN_STREAM + c];
+  const rows = st[STREAM.ROWS];
+  const lens = st[STREAM.LINELEN];
+  const verbatim = st[STREAM.VERBATIM];
+  const idMs = st[STREAM.ID_MS];
+  const idRand = st[STREAM.ID_RAND];
+  const ts = st[STREAM.TS];
+  const text = st[STREAM.TEXT];
+  const textn = st[STREAM.TEXTN];
+  let rAt = 0;
+  let lAt = 0;
+  let vAt = 0;
+  let iAt = 0;
+  let rndAt = 0;
+  let tsAt = 0;
+  let tAt = 0;
+  let tnAt = 0;
+  let prevRef = -1;
+  let T = 0;
+  // Its own ArrayBuffer (never the shared pool): worker threads transfer it.
+  const out = Buffer.allocUnsafeSlow(originalBytes);
+  const ends = new Int32Array(lines);
+  let o = 0;
+  try {
+  for (let i = 0; i < lines; i++) {
+    let nl = rows.indexOf(0x0a, rAt);
+    if (nl < 0) throw bad(`${i} rows for ${lines} lines`);
+    const shape = intAt(rows, rAt, nl);
+    rAt = nl + 1;
+    nl = lens.indexOf(0x0a, lAt);
+    if (nl < 0) throw bad(`line ${i} has no length`);
+    const len = intAt(lens, lAt, nl);
+    lAt = nl + 1;
+    const start = o;
+    if (!(len >= 0) || start + len > originalBytes) throw bad(`line ${i} does not fit its block`);
+    if (shape === 0) {
+      nl = verbatim.indexOf(0x0a, vAt);
+      if (nl < 0 || nl - vAt !== len) throw bad(`verbatim line ${i} does not match its length`);
+      verbatim.copy(out, o, vAt, nl);
+      o += len;
+      vAt = nl + 1;
+    } else {
+      const k = shape - 1;
+      const seg = segs[k];
+      if (seg === undefined) throw bad(`line ${i} names shape ${shape}`);
+      const kind = kinds[k];
+      const lc = shapeCols[k];
+      let ci = 0;
+      o += seg[0].copy(out, o);
+      for (let h = 0; h < kind.length; h++) {
+        switch (kind[h]) {
+          case 1:
+          case 2: {
+            const c = lc[ci++];
+            const b = colBuf[c];
+            if (b === undefined) throw bad(`line ${i} names column ${c}`);
+            const e = b.indexOf(0x0a, colAt[c]);
+            if (e < 0) throw bad(`line ${i} runs out of column ${c}`);
+            if (kind[h] === 1) out[o++] = 0x22;
+            o += b.copy(out, o, colAt[c], e);
+            if (kind[h] === 1) out[o++] = 0x22;
+            colAt[c] = e + 1;
+            break;
+          }
+          case 3: {
+            const e = idMs.indexOf(0x0a, iAt);
+            const r = idRand.indexOf(0x0a, rndAt);
+            if (e < 0 || r < 0) throw bad(`line ${i} runs out of ids`);
+            T += intAt(idMs, iAt, e);
+            iAt = e + 1;
+            out[o++] = 0x22;
+            o += out.write(String(T), o, "latin1");
+            out[o++] = 0x2d;
+            o += idRand.copy(out, o, rndAt, r);
+            out[o++] = 0x22;
+            rndAt = r + 1;
+            break;
+          }
+          case 4: {
+            const e = ts.indexOf(0x0a, tsAt);
+            if (e < 0) throw bad(`line ${i} runs out of timestamps`);
+            const ms = T + intAt(ts, tsAt, e);
+            tsAt = e + 1;
+            if (!Number.isFinite(ms)) throw bad(`line ${i} has a bad timestamp`);
+            out[o++] = 0x22;
+            o += out.write(isoOf(ms), o, "latin1");
+            out[o++] = 0x22;
+            break;
+          }
+          case 5: {
+            const e = textn.indexOf(0x0a, tnAt);
+            if (e < 0) throw bad(`line ${i} runs out of text values`);
+            const n = intAt(textn, tnAt, e);
+            tnAt = e + 1;
+            if (!(n >= 1)) throw bad(`line ${i} has a bad text value`);
+            out[o++] = 0x22;
+            for (let j = 0; j < n; j++) {
+              if (j > 0) {
+                out[o++] = 0x5c;
+                out[o++] = 0x6e;
+              }
+              const te = text.indexOf(0x0a, tAt);
+              if (te < 0) throw bad(`line ${i} runs out of text pieces`);
+              if (text[tAt] === 0x27) o += text.copy(out, o, tAt + 1, te);
+              else {
+                const id = prevRef + 1 + intAt(text, tAt, te);
+                if (!Number.isSafeInteger(id) || id < 0) throw bad(`line ${i} names a bad piece`);
+                prevRef = id;
+                const p = pieceBytes(id);
+                o += p.buf.copy(out, o, p.start, p.end);
+              }
+              tAt = te + 1;
+            }
+            out[o++] = 0x22;
+            break;
+          }
+          default:
+            throw bad(`shape ${shape} has an unknown hole`);
+        }
+        o += seg[h + 1].copy(out, o);
+      }
+      if (o - start !== len) throw bad(`line ${i} rebuilds to ${o - start} bytes, not its ${len}`);
+    }
+    ends[i] = o;
+    if (i < lines - 1 || !lastUnterminated) {
+      if (o >= originalBytes) throw bad(`line ${i} does not fit its block`);
+      out[o++] = 0x0a;
+    }
+  }
+  } catch (e) {
+    // Buffer.copy past the end of the output (a lying stream) throws a RangeError.
+    if (e instanceof RangeError) throw bad(e.message);
+    throw e;
+  }
+  if (o !== originalBytes) throw extError("EXT_INDEX_INVALID", `a block rebuilds to ${o} bytes, its index says ${originalBytes}`, path);
+  return { data: out, ends };
+}

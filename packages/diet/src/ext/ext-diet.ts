@@ -24,6 +24,7 @@ import type { DietVerification } from "../verify-diet.js";
 import { FORMAT_VERSION, type ExtManifestInfo } from "./format.js";
 import { ExtSource, readExtInfo } from "./ext-source.js";
 import { writeExtContainer, type ExtWriteResult } from "./ext-write.js";
+import { DECODE_MAX_WORKERS, DECODE_WORKERS_MIN_BYTES, decodeBlocksOnWorkers } from "./decode-pool.js";
 
 /** Options of the extended diet beyond the common ones (tests use small blocks). */
 export interface ExtDietOptions extends DietOptions {
@@ -84,9 +85,15 @@ export async function openExtSource(layout: ExecLayout, paths: { zst?: string; m
 
 /**
  * The original bytes of an extended diet as chunks, with the restore pipeline's piece shape
- * (`release` is always null: the chunks are fresh buffers).
+ * (`release` is always null: the chunks are fresh buffers). `workers` threads decode the blocks
+ * (default: DECODE_MAX_WORKERS from DECODE_WORKERS_MIN_BYTES, else none; 0: in this thread).
  */
-export async function* extOriginalPieces(src: ExtSource): AsyncGenerator<{ parts: Buffer[]; release: null }> {
+export async function* extOriginalPieces(src: ExtSource, workers?: number): AsyncGenerator<{ parts: Buffer[]; release: null }> {
+  const n = Math.min(workers ?? (src.expect.originalBytes >= DECODE_WORKERS_MIN_BYTES ? DECODE_MAX_WORKERS : 0), DECODE_MAX_WORKERS, src.blocks.length);
+  if (n > 0) {
+    for await (const data of decodeBlocksOnWorkers(src, n)) yield { parts: [data], release: null };
+    return;
+  }
   for (const parts of src.originalChunks()) {
     yield { parts, release: null };
     // Let the event loop breathe between blocks (a reader in a server keeps serving).
@@ -98,13 +105,13 @@ export async function* extOriginalPieces(src: ExtSource): AsyncGenerator<{ parts
  * Verify an extended diet from disk: rebuild every line, compare size and SHA-256 with the
  * manifest. Throws MANIFEST_INVALID, EXT_* codes or MANIFEST_MISMATCH; never modifies anything.
  */
-export async function verifyExtDiet(layout: ExecLayout, paths: { zst?: string; manifest?: string } = {}): Promise<DietVerification> {
+export async function verifyExtDiet(layout: ExecLayout, paths: { zst?: string; manifest?: string; workers?: number } = {}): Promise<DietVerification> {
   const manifestPath = paths.manifest ?? layout.manifest;
   const { src, manifest } = await openExtSource(layout, paths);
   const sha = createSha256();
   let bytes = 0;
   try {
-    for await (const { parts } of extOriginalPieces(src)) {
+    for await (const { parts } of extOriginalPieces(src, paths.workers)) {
       for (const p of parts) {
         sha.update(p);
         bytes += p.length;
@@ -229,7 +236,7 @@ export async function applyExtDiet(exec: string, opts: ExtDietOptions = {}): Pro
     await hook("tmp-written", 0);
 
     try {
-      await verifyExtDiet(layout, { zst: layout.dietedJournalTmp, manifest: layout.manifestTmp });
+      await verifyExtDiet(layout, { zst: layout.dietedJournalTmp, manifest: layout.manifestTmp, workers: opts.workers });
     } catch (e) {
       throw new JournalError("DIET_VERIFY_FAILED", `the written diet did not verify: ${(e as Error).message}`, { path: layout.dietedJournalTmp }, { cause: e });
     }

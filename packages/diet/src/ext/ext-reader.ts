@@ -26,6 +26,17 @@ class ExtReader implements JournalReader {
     for (let k = this.src.blockOf(from); k >= 0 && k < this.src.blocks.length; k++) {
       const b = this.src.blocks[k];
       if (b.firstLine > to) break;
+      if (from <= b.firstLine && to >= b.firstLine + b.lines - 1) {
+        // The whole block: rebuilt straight into bytes, lines are views of it.
+        const { data, ends } = this.src.decodeBytes(k);
+        let start = 0;
+        for (let i = 0; i < b.lines; i++) {
+          const line = b.firstLine + i;
+          yield { line, offset: b.originalOffset + start, bytes: data.subarray(start, ends[i]), terminated: this.src.terminated(line) };
+          start = ends[i] + 1;
+        }
+        continue;
+      }
       const d = this.src.decode(k, Math.max(0, from - b.firstLine), to - b.firstLine);
       for (let i = 0; i < d.lines.length; i++) {
         const l = d.lines[i];

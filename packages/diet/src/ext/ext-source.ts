@@ -15,7 +15,7 @@ import {
   extError, readBlockTable, readFooter, readFrameTable,
   type BlockEntry, type ExtManifestInfo, type FrameEntry,
 } from "./format.js";
-import { decodeBlock, type DecodedLine } from "./block-codec.js";
+import { decodeBlock, decodeBlockBytes, type DecodedLine } from "./block-codec.js";
 import { zstdContentSize, zstdDecodeExact } from "./zstd.js";
 
 /** Decoded pack frames kept (each at most PACK_FRAME_TARGET_BYTES plus one piece). */
@@ -49,7 +49,7 @@ export function readExtInfo(manifestPath: string): ExtManifestInfo | null {
 }
 
 export class ExtSource {
-  private readonly frameCache = new Map<number, string[]>();
+  private readonly frameCache = new Map<number, { raw: Buffer; starts: Int32Array }>();
   private constructor(
     readonly path: string,
     private readonly fd: number,
@@ -124,8 +124,8 @@ export class ExtSource {
     return this.expect.endsWithNewline || line !== this.expect.lines - 1;
   }
 
-  /** The text of pack piece `id`. */
-  piece(id: number): string {
+  /** The bytes of pack piece `id` (a view into its decoded frame). */
+  pieceBytes(id: number): { buf: Buffer; start: number; end: number } {
     let lo = 0;
     let hi = this.frames.length - 1;
     if (hi < 0) throw extError("EXT_INDEX_INVALID", `piece ${id} is referenced but the pack is empty`, this.path);
@@ -136,16 +136,23 @@ export class ExtSource {
     }
     const f = this.frames[lo];
     if (id < f.firstPiece || id >= f.firstPiece + f.pieces) throw extError("EXT_INDEX_INVALID", `piece ${id} is not in the pack`, this.path);
-    let pieces = this.frameCache.get(lo);
-    if (pieces === undefined) {
-      pieces = this.loadFrame(lo);
+    let fr = this.frameCache.get(lo);
+    if (fr === undefined) {
+      fr = this.loadFrame(lo);
       if (this.frameCache.size >= FRAME_CACHE) this.frameCache.delete(this.frameCache.keys().next().value as number);
-      this.frameCache.set(lo, pieces);
+      this.frameCache.set(lo, fr);
     }
-    return pieces[id - f.firstPiece];
+    const j = id - f.firstPiece;
+    return { buf: fr.raw, start: fr.starts[j], end: fr.starts[j + 1] - 1 };
   }
 
-  private loadFrame(k: number): string[] {
+  /** The text of pack piece `id`. */
+  piece(id: number): string {
+    const p = this.pieceBytes(id);
+    return p.buf.toString("utf8", p.start, p.end);
+  }
+
+  private loadFrame(k: number): { raw: Buffer; starts: Int32Array } {
     const f = this.frames[k];
     const z = preadExact(this.fd, f.fileOffset, f.compressedBytes, this.path);
     const raw = zstdDecodeExact(z, f.rawBytes);
@@ -156,36 +163,31 @@ export class ExtSource {
       }
       throw extError("EXT_CORRUPT", `pack frame ${k} does not decode`, this.path);
     }
-    if (raw[raw.length - 1] !== 0x0a) throw extError("EXT_CORRUPT", `pack frame ${k} does not end with a piece`, this.path);
-    const pieces = raw.toString("utf8").split("\n");
-    pieces.pop();
-    if (pieces.length !== f.pieces) throw extError("EXT_CORRUPT", `pack frame ${k} holds ${pieces.length} pieces, its index says ${f.pieces}`, this.path);
-    return pieces;
+    // starts[j] is piece j's first byte; starts[pieces] is one past the last piece's newline.
+    const starts = new Int32Array(f.pieces + 1);
+    let at = 0;
+    for (let j = 0; j < f.pieces; j++) {
+      starts[j] = at;
+      const nl = raw.indexOf(0x0a, at);
+      if (nl < 0) throw extError("EXT_CORRUPT", `pack frame ${k} holds fewer pieces than its index's ${f.pieces}`, this.path);
+      at = nl + 1;
+    }
+    if (at !== raw.length) throw extError("EXT_CORRUPT", `pack frame ${k} holds more than its index's ${f.pieces} pieces`, this.path);
+    starts[f.pieces] = at;
+    return { raw, starts };
   }
 
-  /**
-   * The original journal, in order, as byte chunks (one block at a time: bounded memory). Encoded
-   * lines of a block become one buffer; verbatim lines are views of the decoded stream.
-   */
+  /** Block `k` rebuilt whole, as its original bytes, with each line's end offset (relative to the block). */
+  decodeBytes(k: number): { data: Buffer; ends: Int32Array } {
+    const b = this.blocks[k];
+    const record = preadExact(this.fd, b.fileOffset, b.recordBytes, this.path);
+    const lastUnterminated = !this.terminated(b.firstLine + b.lines - 1);
+    return decodeBlockBytes(record, b.lines, b.originalBytes, lastUnterminated, (id) => this.pieceBytes(id), this.path);
+  }
+
+  /** The original journal, in order, one block's bytes at a time (bounded memory). */
   *originalChunks(): Generator<Buffer[]> {
-    for (let k = 0; k < this.blocks.length; k++) {
-      const { firstLine, lines } = this.decode(k);
-      const parts: Buffer[] = [];
-      let run = "";
-      for (let i = 0; i < lines.length; i++) {
-        const l = lines[i];
-        const nl = this.terminated(firstLine + i);
-        if (typeof l === "string") run += nl ? `${l}\n` : l;
-        else {
-          if (run.length > 0) parts.push(Buffer.from(run, "utf8"));
-          run = "";
-          parts.push(l);
-          if (nl) parts.push(NL);
-        }
-      }
-      if (run.length > 0) parts.push(Buffer.from(run, "utf8"));
-      yield parts;
-    }
+    for (let k = 0; k < this.blocks.length; k++) yield [this.decodeBytes(k).data];
   }
 
   close(): void {
@@ -197,7 +199,6 @@ export class ExtSource {
   }
 }
 
-const NL = Buffer.from("\n");
 
 function preadExact(fd: number, position: number, length: number, path: string): Buffer {
   const b = Buffer.allocUnsafe(length);
