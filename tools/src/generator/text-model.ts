@@ -81,10 +81,10 @@ const cap = (w: string): string => w[0].toUpperCase() + w.slice(1);
  * from `r`; each writer appends one block (a paragraph, a code line, an output line).
  */
 export function realBlocks(r: Rng): Record<BodyKind, (rr: Rng) => string> {
-  const proseVocab = new Zipf([...COMMON, ...TECH, ...pseudoWords(r, 2500, 2, 4)], 1.3);
-  const techVocab = new Zipf([...TECH, ...pseudoWords(r, 1000, 1, 3)], 1.0);
+  const proseVocab = new Zipf([...COMMON, ...TECH, ...pseudoWords(r, 1500, 2, 4)], 1.45);
+  const techVocab = new Zipf([...TECH, ...pseudoWords(r, 600, 1, 3)], 1.1);
   const idents: string[] = [];
-  for (let i = 0; i < 2000; i++) idents.push(`${techVocab.draw(r)}${cap(techVocab.draw(r))}`);
+  for (let i = 0; i < 1500; i++) idents.push(`${techVocab.draw(r)}${cap(techVocab.draw(r))}`);
   const identVocab = new Zipf(idents, 1.05);
   const dirs = ["src", "server", "tests/unit", "tests/e2e", "packages/core/src", "packages/cli/src", "docs", "plan", "scripts", "source/hankweave/server"];
   const paths: string[] = [];
