@@ -1,21 +1,25 @@
 /**
- * zstd with a size guard before every decompression. Compression of pointer frames goes through
- * the native binding of `@mongodb-js/zstd` (its JS wrapper drops the level; the binding runs on
- * the libuv threadpool, so several compressions in flight use several cores). Decompression of an
- * output of known size goes through libzstd's `ZSTD_decompressDCtx` (`zstd-native.ts`) into a
- * buffer of exactly that size; only streams of unknown size use `@mongodb-js/zstd`'s decoder.
+ * zstd with a size guard before every decompression. Both bindings are used through their public
+ * entry points only. Frames at level 3 (the pointer journal's) are compressed by `@mongodb-js/zstd`'s
+ * `compress`, whose level is 3 (byte-identical to its binding at level 3, checked), on the libuv
+ * threadpool, so several frames in flight use several cores; other levels go through `zstd-napi`
+ * (`compressOneShot`, synchronous). Decompression of an output of known size goes through
+ * libzstd's `ZSTD_decompressDCtx` (`zstd-native.ts`) into a buffer of exactly that size; only
+ * streams of unknown size use `@mongodb-js/zstd`'s `decompress`.
  */
 import { createRequire } from "node:module";
 import { JournalError, isJournalError, nativeModule } from "@hankweave-journal/core";
 import { inspectZstd } from "./zstd-frames.js";
-import { decodeInto } from "./zstd-native.js";
+import { compressOneShot, decodeInto } from "./zstd-native.js";
 
 interface NativeZstd {
-  compress(data: Buffer, level?: number | null): Promise<Buffer>;
+  compress(data: Buffer): Promise<Buffer>;
   decompress(data: Buffer): Promise<Buffer>;
 }
 
-const native = nativeModule<NativeZstd>(createRequire(import.meta.url), "@mongodb-js/zstd/bindings.js", "@mongodb-js/zstd");
+const native = nativeModule<NativeZstd>(createRequire(import.meta.url), "@mongodb-js/zstd", "@mongodb-js/zstd");
+/** The level of `@mongodb-js/zstd`'s public `compress` (it takes none). */
+const THREADPOOL_LEVEL = 3;
 
 /** Level of CAS bodies (SPEC §5.1). */
 export const CAS_ZSTD_LEVEL = 19;
@@ -44,7 +48,8 @@ const ZSTD_BOUND_SLACK_BYTES = 1024 * 1024;
 /** Compress `data` into one zstd frame at `level` (no checksum, no content size: verify by SHA-256). */
 export async function compressZstd(data: Uint8Array, level: number): Promise<Buffer> {
   const input = Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-  return native().compress(input, level);
+  if (level === THREADPOOL_LEVEL) return native().compress(input);
+  return compressOneShot(input, level);
 }
 
 /**
