@@ -148,12 +148,13 @@ describe("npm install -g <tgz> into an empty prefix", () => {
 describe("npm install <tgz> in a fresh ESM project", () => {
   it("gives a typed library: a consumer that reads, tails and folds compiles under tsc --strict and runs under plain node", async () => {
     fs.copyFileSync(path.join(PKG, "src/test-consumer/consumer.ts"), path.join(consumer, "consumer.ts"));
+    fs.copyFileSync(path.join(PKG, "src/test-consumer/readme-example.ts"), path.join(consumer, "readme-example.ts"));
     fs.writeFileSync(path.join(consumer, "tsconfig.json"), JSON.stringify({
       compilerOptions: {
         strict: true, target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", outDir: "out", skipLibCheck: false,
         types: ["node"], typeRoots: [path.join(REPO, "node_modules/@types")],
       },
-      files: ["consumer.ts"],
+      files: ["consumer.ts", "readme-example.ts"],
     }));
     const tsc = spawnSync(process.execPath, [path.join(REPO, "node_modules/typescript/bin/tsc"), "-p", consumer], { encoding: "utf8" });
     expect(tsc.stdout + tsc.stderr).toBe("");
