@@ -3,7 +3,7 @@
  * runs. All are plain JSON-friendly objects with a fixed key order (what `--json` prints).
  */
 import type {
-  CodonStatus, Finding, JournalEvent, LoopContext, ResultingState, TokenUsage,
+  CodonOutcome, CodonStatus, Finding, JournalEvent, LoopContext, ResultingState, TokenUsage,
 } from "@hankweave-journal/core";
 
 /** One parsed journal line as the fold consumes it. */
@@ -58,8 +58,8 @@ export interface EventInfo {
   size: number;
 }
 
-/** How an attempt ended; `running` = not ended (yet); `crashed` = failed by RunCrashed. */
-export type AttemptOutcome = "completed" | "failed" | "skipped" | "running" | "crashed";
+/** How an attempt ended; `running` = not ended (yet); `crashed` = failed by RunCrashed (core's `outcomeOf`). */
+export type AttemptOutcome = CodonOutcome;
 
 /** One codon record of a run = one attempt (a retry or loop iteration is a new record). */
 export interface CodonAttempt {

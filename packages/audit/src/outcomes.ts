@@ -1,6 +1,6 @@
 /**
- * The one definition of how a codon attempt ended, and how outcomes are counted, ordered and
- * printed. `audit`, `summary`, `report`, the trace export and the main job all use it, so the same
+ * The one definition of how a codon attempt ended (the rule: core's `outcomeOf`), and how
+ * outcomes are counted, ordered and printed. `audit`, `summary`, `report`, the trace export and the main job all use it, so the same
  * execution is never "2 failed" in one place and "1 failed, 1 crashed" in another. Pure.
  *
  * Rule (SPEC §4.2): a record's outcome is its status when terminal (`completed`, `failed`,
@@ -9,40 +9,11 @@
  * ended it) is `crashed`; any other status is `running` (not ended). Runs are listed oldest first
  * (the order they started), attempts in their run's array order (the order they started).
  */
-import type { CodonExecution, Run, TokenUsage } from "@hankweave-journal/core";
+import { CRASH_MESSAGE, OUTCOME_ORDER, isCrashRecord, outcomeOf, type CodonExecution, type Run, type TokenUsage } from "@hankweave-journal/core";
 import type { AttemptOutcome } from "./audit-types.js";
 
-/** Every outcome, in the order counts are printed. */
-export const OUTCOME_ORDER: readonly AttemptOutcome[] = ["completed", "failed", "crashed", "skipped", "running"];
-
-/** The message the reducer puts in a record failed by RunCrashed (SPEC §4.2 rule 3). */
-export const CRASH_MESSAGE = "Server crashed";
-
-/** True when `record` has the exact shape RunCrashed gives a failed record. */
-export function isCrashRecord(record: CodonExecution | Record<string, unknown>): boolean {
-  const r = record as Record<string, unknown>;
-  if (r.status !== "failed" || r.exitCode !== -1) return false;
-  const why = r.failureReason as Record<string, unknown> | undefined;
-  return typeof why === "object" && why !== null && why.type === "unknown" && why.message === CRASH_MESSAGE;
-}
-
-/**
- * The outcome of one codon record. `crashedByLine` is what a fold learned from the journal (the
- * record became terminal on a RunCrashed line); without it the record's shape decides.
- * @example outcomeOf({codonId: "a", status: "failed", exitCode: -1, failureReason: {type: "unknown", message: "Server crashed"}, ...}) // "crashed"
- */
-export function outcomeOf(record: CodonExecution | Record<string, unknown>, crashedByLine = false): AttemptOutcome {
-  const status = (record as Record<string, unknown>).status;
-  switch (status) {
-    case "completed":
-    case "skipped":
-      return status;
-    case "failed":
-      return crashedByLine || isCrashRecord(record) ? "crashed" : "failed";
-    default:
-      return "running";
-  }
-}
+// The rule itself lives in core (pure), so rebuild's state summary uses it too.
+export { CRASH_MESSAGE, OUTCOME_ORDER, isCrashRecord, outcomeOf };
 
 /** Outcome counts with every key present, in OUTCOME_ORDER. */
 export type OutcomeCounts = Record<AttemptOutcome, number>;

@@ -33,6 +33,8 @@ export type { EvolveResult, TransitionPlan } from "./reducer.js";
 export { applyEditInPlace } from "./reducer-inplace.js";
 export type { CodonEditPlan } from "./reducer-inplace.js";
 export { codonCost, totalCost, currentRunCost } from "./costs.js";
+export { OUTCOME_ORDER, CRASH_MESSAGE, isCrashRecord, outcomeOf } from "./outcome.js";
+export type { CodonOutcome } from "./outcome.js";
 export {
   CODON_STATUSES, CODON_TRANSITIONS, isCodonStatus, isTerminalCodonStatus, isValidCodonEdge, missingMetadata,
 } from "./transition-map.js";
