@@ -45,7 +45,7 @@ export async function putBlob(
   exec: string | ExecLayout,
   body: Buffer,
   sha?: string,
-  opts: { compress?: (data: Buffer, level: number) => Promise<Buffer> } = {},
+  opts: { compress?: (data: Buffer, level: number) => Promise<Buffer>; level?: number } = {},
 ): Promise<PutBlobResult> {
   const layout = layoutFor(exec);
   const sha256 = sha ?? sha256Hex(body);
@@ -74,7 +74,7 @@ export async function putBlob(
     if (!casExisted) await fsyncDir(layout.eventsDir);
     await fsyncDir(layout.casDir);
   }
-  const frame = await (opts.compress ?? compressOneShot)(body, CAS_ZSTD_LEVEL);
+  const frame = await (opts.compress ?? compressOneShot)(body, opts.level ?? CAS_ZSTD_LEVEL);
   await writeFileDurable(path, layout.casBlobTmp(sha256, randomBytes(6).toString("hex")), frame, shard);
   return { sha256, bytes: body.length, outcome, storedBytes: frame.length };
 }

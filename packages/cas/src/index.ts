@@ -17,3 +17,4 @@ export { compressOneShot, assertZstdNative, ZSTD_NATIVE_BINDING } from "./zstd-n
 export { ZstdPool, ZSTD_POOL_MAX_WORKERS } from "./zstd-pool.js";
 export { startWorker, workerEntryOf } from "./worker-start.js";
 export type { WorkerEntry } from "./worker-start.js";
+export { OneFrameWriter, OneFrameReader, frameHeaderOf, withContentSize } from "./one-frame.js";

@@ -13,9 +13,22 @@
 import { createRequire } from "node:module";
 import { nativeModule } from "@hankweave-journal/core";
 
-interface ZstdNapiBinding {
-  DCtx: new () => { decompress(dst: Uint8Array, src: Uint8Array): number };
-  CCtx: new () => { compress(dst: Uint8Array, src: Uint8Array, level: number): number };
+/** [return value, bytes written to dst, bytes read from src] (ZSTD_compressStream2 / ZSTD_decompressStream). */
+export type ZstdStreamResult = [number, number, number];
+
+/** The part of zstd-napi's binding we use (its `binding.d.ts`). */
+export interface ZstdNapiBinding {
+  DCtx: new () => {
+    decompress(dst: Uint8Array, src: Uint8Array): number;
+    decompressStream(dst: Uint8Array, src: Uint8Array): ZstdStreamResult;
+  };
+  CCtx: new () => {
+    compress(dst: Uint8Array, src: Uint8Array, level: number): number;
+    setParameter(param: number, value: number): void;
+    compressStream2(dst: Uint8Array, src: Uint8Array, endOp: number): ZstdStreamResult;
+  };
+  CParameter: { compressionLevel: number; nbWorkers: number; checksumFlag: number; contentSizeFlag: number };
+  EndDirective: { continue: number; flush: number; end: number };
   compressBound(size: number): number;
 }
 
@@ -30,6 +43,11 @@ function resolveOr(id: string): string {
   } catch {
     return id; // not installed: the load below fails and the first use says so
   }
+}
+
+/** The loaded binding (NATIVE_MODULE_UNAVAILABLE when it did not load). */
+export function zstdNapi(): ZstdNapiBinding {
+  return binding();
 }
 
 let dctx: InstanceType<ZstdNapiBinding["DCtx"]> | null = null;

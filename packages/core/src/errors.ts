@@ -117,6 +117,7 @@ export const ERROR_CODES = {
   ZSTD_TOO_LARGE: "a zstd frame claims a decompressed size beyond the allowed bound",
   JOURNAL_CHANGED: "events.jsonl changed while an operation ran",
   RESTORE_CONFLICT: "events.jsonl exists and differs from the dieted journal; restore never overwrites",
+  CONTENT_REF_PRESENT: "the journal already holds a cas-shaped contentRef at a body site: a compatible diet could not be restored faithfully",
   DIET_VERIFY_FAILED: "the written diet did not verify against the original",
   EXT_TRUNCATED: "an extended diet's container (events.jsonl.zst) is truncated: a record, pack frame or table ends past the file",
   EXT_INDEX_INVALID: "an extended diet's block or body index lies: offsets, sizes or line counts that do not fit the container",

@@ -8,7 +8,8 @@
  */
 import { isUtf8 } from "node:buffer";
 import { createHash } from "node:crypto";
-import { sniffEventType } from "@hankweave-journal/journal";
+import { JournalError } from "@hankweave-journal/core";
+import { sniffEventType, typeSniffer } from "@hankweave-journal/journal";
 import { findPointers, spliceBodies } from "./rehydrate.js";
 
 /** Lines and bodies below this many bytes stay inline (SPEC §5.1). */
@@ -136,4 +137,51 @@ export function rewriteLine(bytes: Buffer, mode: DietMode): LineRewrite | null {
   }
   if (back !== text) return null;
   return { pointer: Buffer.from(pointerText, "utf8"), bodies: moved };
+}
+
+const sniffCompatibleSite = typeSniffer(COMPATIBLE_SITES.map((s) => s.type));
+const CONTENT_REF_MARKER = Buffer.from('"contentRef"', "latin1");
+
+/** A `contentRef` the reference runtime would treat as a CAS pointer: an object with `ref: "cas"`. */
+export function isCasShaped(v: unknown): v is Record<string, unknown> {
+  return isPlainObject(v) && v.ref === "cas";
+}
+
+/**
+ * The object holding the compatible body site of a parsed event (`data` of `file.updated`,
+ * `data.recentFileAccess` of `state.snapshot`), or undefined. The `contentRef` there, when
+ * cas-shaped, is the only place a compatible diet (ours or the runtime's) holds a pointer.
+ */
+export function compatibleSiteContainer(event: unknown): Record<string, unknown> | undefined {
+  if (!isPlainObject(event) || !isPlainObject(event.data)) return undefined;
+  for (const site of COMPATIBLE_SITES) {
+    if (event.type !== site.type) continue;
+    let c: unknown = event.data;
+    for (const step of site.container) c = isPlainObject(c) ? c[step] : undefined;
+    return isPlainObject(c) ? c : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Refuse a journal that already holds a cas-shaped `contentRef` at a compatible body site
+ * (CONTENT_REF_PRESENT): written by someone else, neither we nor the reference runtime could tell
+ * it from a pointer of the diet, and a restore would splice a body there that never was.
+ * Cheap for other lines (a type sniff, then a byte search).
+ */
+export function assertNoCasRefAtSite(line: Buffer, lineNo: number): void {
+  if (sniffCompatibleSite(line) === false || line.indexOf(CONTENT_REF_MARKER) < 0) return;
+  let v: unknown;
+  try {
+    v = JSON.parse(line.toString("utf8"));
+  } catch {
+    return;
+  }
+  const c = compatibleSiteContainer(v);
+  if (c === undefined || !isCasShaped(c.contentRef)) return;
+  throw new JournalError("CONTENT_REF_PRESENT", `line ${lineNo} already holds a cas-shaped contentRef at a body site (${(v as { type: string }).type})`, {
+    line: lineNo,
+  }, {
+    hint: "the journal was written with a pointer the diet would create; a compatible diet of it could not be restored faithfully by us or the reference runtime. Keep it plain (or fix the writer that put the contentRef there)",
+  });
 }

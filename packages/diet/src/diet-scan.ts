@@ -7,8 +7,7 @@
  */
 import type { FileHandle } from "node:fs/promises";
 import { createSha256 } from "@hankweave-journal/cas";
-import { isBlankLine, parseEventLine } from "@hankweave-journal/journal";
-import { CAS_THRESHOLD_BYTES, rewriteLine, type DietMode, type MovedBody } from "./body-sites.js";
+import { CAS_THRESHOLD_BYTES, assertNoCasRefAtSite, rewriteLine, type DietMode, type MovedBody } from "./body-sites.js";
 import type { FrameIndexEntry } from "./manifest.js";
 
 /** Input bytes per pointer frame (SPEC: about 1–4 MiB; a longer line makes a frame of its own). */
@@ -32,7 +31,10 @@ export interface DietScanResult {
   lines: number;
   /** False when the journal ends with an unterminated fragment. */
   endsWithNewline: boolean;
-  /** Parse-valid complete lines; null when not counted (the caller trusted a sidecar). */
+  /**
+   * What the reference runtime counts: complete lines that `JSON.parse` accepts (`123`, `null`
+   * and `{}` included); null when not counted (the caller trusted a sidecar).
+   */
   totalEvents: number | null;
   frames: FrameIndexEntry[];
   pointerBytes: number;
@@ -40,6 +42,16 @@ export interface DietScanResult {
   uniqueBodies: number;
   movedBytes: number;
   uniqueBodyBytes: number;
+}
+
+/** True when `JSON.parse` accepts the line (as the reference runtime decodes it: UTF-8, replacement characters for bad bytes). */
+function jsonAccepts(line: Buffer): boolean {
+  try {
+    JSON.parse(line.toString("utf8"));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Run the pass over `fh` from offset 0 to its end. */
@@ -74,6 +86,7 @@ export async function scanForDiet(
     pieces = [];
     piecesBytes = 0;
     r.pointerBytes += data.length;
+    entry.pointerBytes = data.length;
     frames.push(entry);
     cur = { firstLine: entry.firstLine + entry.lines, lines: 0, originalOffset: entry.originalOffset + entry.originalBytes, originalBytes: 0, rewritten: [] };
     await sink.frame?.(data, entry);
@@ -81,8 +94,11 @@ export async function scanForDiet(
   /** `withNl` is the line plus its `\n` when terminated (a view into the chunk when possible). */
   const handleLine = async (line: Buffer, withNl: Buffer, terminated: boolean): Promise<void> => {
     const lineNo = r.lines++;
-    if (opts.countEvents && terminated && line.length > 0 && !isBlankLine(line) && parseEventLine(line, lineNo, 0).ok) r.events++;
-    const rw = line.length >= CAS_THRESHOLD_BYTES ? rewriteLine(line, opts.mode) : null;
+    if (opts.countEvents && terminated && line.length > 0 && jsonAccepts(line)) r.events++;
+    assertNoCasRefAtSite(line, lineNo);
+    // The unterminated final fragment is never rewritten: the runtime's streaming reader emits it
+    // verbatim, so a body moved out of it would come back as pointer text there.
+    const rw = terminated && line.length >= CAS_THRESHOLD_BYTES ? rewriteLine(line, opts.mode) : null;
     if (rw) {
       cur.rewritten.push(cur.lines, line.length);
       pushPiece(rw.pointer);

@@ -10,7 +10,10 @@
  */
 import * as fsp from "node:fs/promises";
 import { JournalError, layoutOf, type ExecLayout } from "@hankweave-journal/core";
-import { JOURNAL_ZSTD_LEVEL, SeekableWriter, ZstdPool, fsyncDir, putBlob, sweepCasTemps } from "@hankweave-journal/cas";
+import { availableParallelism } from "node:os";
+import {
+  JOURNAL_ZSTD_LEVEL, OneFrameWriter, SeekableWriter, ZstdPool, fsyncDir, putBlob, sweepCasTemps,
+} from "@hankweave-journal/cas";
 import {
   claimLockForOfflineTool, journalPresence, openRegularForRead, readSidecarStatus,
 } from "@hankweave-journal/journal";
@@ -40,7 +43,23 @@ export interface DietOptions {
   hook?: DietHook;
   /** Input bytes per pointer frame (default FRAME_TARGET_BYTES; small values are for tests). */
   frameTargetBytes?: number;
+  /**
+   * Write the pointer journal as independent frames plus a seek table (`--seekable`) instead of
+   * one zstd frame. Read by the reference runtime on Node ≥ 24 and Bun, NOT on Node 22 (its
+   * `node:zlib` decodes the first frame only). Default: false (dietVersion 1 only).
+   */
+  seekable?: boolean;
+  /** zstd level of the CAS blobs (default CAS_ZSTD_LEVEL; the reference runtime reads any level). */
+  casLevel?: number;
 }
+
+/** libzstd threads compressing the one-frame pointer journal (one per core, at most 2). */
+export const JOURNAL_ZSTD_WORKERS = Math.max(1, Math.min(2, availableParallelism()));
+/**
+ * Journals below this size compress their one frame in the calling thread: libzstd's threads and
+ * their job buffers (several MiB at level 3) cost more than they save on a few MiB.
+ */
+export const JOURNAL_ZSTD_MT_MIN_BYTES = 8 * 1024 * 1024;
 
 /** One body the plan would move. */
 export interface PlannedMove {
@@ -137,7 +156,8 @@ export async function planDiet(exec: string, opts: DietOptions = {}): Promise<Di
       originalBytes: scan.originalBytes,
       originalSha256: scan.originalSha256,
       lines: scan.lines,
-      frames: scan.frames.length,
+      // zstd frames the pointer journal will have (the index's blocks are not frames unless seekable).
+      frames: opts.seekable === true ? scan.frames.length : 1,
       bodies: { moved: scan.moved, unique: scan.uniqueBodies, movedBytes: scan.movedBytes, uniqueBytes: scan.uniqueBodyBytes },
       expectedPointerBytes: scan.pointerBytes,
       moves,
@@ -204,16 +224,17 @@ export async function applyDiet(exec: string, opts: DietOptions = {}): Promise<D
     const zfh = await fsp.open(layout.dietedJournalTmp, "w", 0o644);
     const pool = new ZstdPool();
     const compress = (data: Buffer, level: number): Promise<Buffer> => pool.compress(data, level);
+    const seekable = opts.seekable === true;
     let scan: DietScanResult;
     let zstBytes: number;
     try {
-      const writer = new SeekableWriter(zfh, JOURNAL_ZSTD_LEVEL, 2);
+      const writer = seekable ? new SeekableWriter(zfh, JOURNAL_ZSTD_LEVEL, 2) : new OneFrameWriter(zfh, JOURNAL_ZSTD_LEVEL, before.size >= JOURNAL_ZSTD_MT_MIN_BYTES ? JOURNAL_ZSTD_WORKERS : 0);
       let frames = 0;
       scan = await scanForDiet(fh, { mode, countEvents: trusted === undefined, frameTargetBytes: opts.frameTargetBytes }, {
         body: async (b, _line, firstSeen) => {
           if (!firstSeen) return;
           referenced.add(b.sha256);
-          const p: Promise<void> = putBlob(layout, b.body, b.sha256, { compress }).then(
+          const p: Promise<void> = putBlob(layout, b.body, b.sha256, { compress, level: opts.casLevel }).then(
             async (r) => {
               if (r.outcome === "reused") blobs.reused++;
               else blobs.written++;
@@ -228,7 +249,8 @@ export async function applyDiet(exec: string, opts: DietOptions = {}): Promise<D
           if (blobError) throw blobError;
         },
         frame: async (data) => {
-          await writer.addFrame(data);
+          if (writer instanceof SeekableWriter) await writer.addFrame(data);
+          else await writer.write(data);
           await hook("frame", ++frames);
         },
       });
@@ -245,8 +267,8 @@ export async function applyDiet(exec: string, opts: DietOptions = {}): Promise<D
     const manifest: DietManifest = {
       schemaVersion: 1,
       dietVersion: 1,
-      // Journals without a sidecar predate it: the reference runtime's v1 event schema.
-      eventSchemaVersion: trusted?.eventSchemaVersion ?? (sidecar.status === "stale" ? sidecar.sidecar.eventSchemaVersion : 1),
+      // Only when the sidecar had one (SPEC §5.1): a journal without a sidecar gets none.
+      eventSchemaVersion: trusted?.eventSchemaVersion ?? (sidecar.status === "stale" ? sidecar.sidecar.eventSchemaVersion : undefined),
       totalEvents: trusted?.totalEvents ?? scan.totalEvents ?? 0,
       originalSha256: scan.originalSha256,
       originalBytes: scan.originalBytes,
@@ -256,6 +278,7 @@ export async function applyDiet(exec: string, opts: DietOptions = {}): Promise<D
       endsWithNewline: scan.endsWithNewline,
       bodies: { moved: scan.moved, unique: scan.uniqueBodies, movedBytes: scan.movedBytes },
       frames: scan.frames,
+      framing: seekable ? "seekable" : "one-frame",
     };
     const manifestText = Buffer.from(serializeManifest(manifest), "utf8");
     const mfh = await fsp.open(layout.manifestTmp, "w", 0o644);

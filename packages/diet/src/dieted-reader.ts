@@ -102,7 +102,7 @@ class DietedReader implements JournalReader {
       bytes: this.src.manifest.originalBytes,
       storedBytes: this.src.zstBytes + manifestBytes + cas,
       lines: this.src.lineCount,
-      eventSchemaVersion: this.src.manifest.eventSchemaVersion,
+      eventSchemaVersion: this.src.manifest.eventSchemaVersion ?? null,
     };
   }
 

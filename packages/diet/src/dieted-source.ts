@@ -1,7 +1,12 @@
 /**
- * The dieted journal as a source of original lines: our seekable pointer journal (frame index in
- * the manifest, one frame decompressed per random access) or a foreign `events.jsonl.zst` of the
- * reference runtime (no seek table: decompressed whole, bounded by FOREIGN_MAX_BYTES).
+ * The dieted journal as a source of original lines, for the three kinds of `events.jsonl.zst`:
+ * - ours in one zstd frame (the default, SPEC §5.1): the manifest's frame index cuts the one
+ *   frame into blocks by their `pointerBytes`; reaching line N decodes the stream up to its block
+ *   (one input chunk and one block held);
+ * - ours seekable (`--seekable`, and manifests written before 2026-12-01): one frame decompressed
+ *   per random access, found through the seek table;
+ * - a foreign one written by the reference runtime (no frame index in its manifest): decompressed
+ *   whole, bounded by FOREIGN_MAX_BYTES, pointers looked for only at the two body sites.
  *
  * Every yielded line carries its original bytes (pointers rehydrated from verified CAS bodies)
  * and its original offset. A missing or corrupt body throws; nothing is ever partially yielded.
@@ -9,12 +14,13 @@
 import { closeSync, fstatSync } from "node:fs";
 import { JournalError, type ExecLayout } from "@hankweave-journal/core";
 import {
-  decompressLimitFor, decompressZstd, readExactlySync, readSeekTableSync, type SeekTable,
+  OneFrameReader, decompressLimitFor, decompressZstd, readExactlySync, readSeekTableSync, type SeekTable,
 } from "@hankweave-journal/cas";
 import { openRegularSync } from "@hankweave-journal/journal";
 import { checkRewritten, type DietManifest, type FrameIndexEntry } from "./manifest.js";
 import { BodyCache } from "./body-cache.js";
 import { POINTER_MARKER, findPointers, spliceBodyBytes, type PointerSpan } from "./rehydrate.js";
+import { compatibleSiteContainer, isCasShaped } from "./body-sites.js";
 
 /** A foreign `.zst` (no seek table) is decompressed in memory whole: refused above this size. */
 export const FOREIGN_MAX_BYTES = 512 * 1024 * 1024;
@@ -59,6 +65,9 @@ export class DietedSource {
     try {
       const size = fstatSync(fd).size;
       if (size === 0) throw new JournalError("ZSTD_CORRUPT", `${zstPath} is empty (0 bytes)`, { path: zstPath });
+      if (manifest.frames !== undefined && manifest.framing === "one-frame") {
+        return new DietedSource(layout, manifest, fd, size, null, new BodyCache(layout));
+      }
       const table = readSeekTableSync(fd, size);
       if (manifest.frames !== undefined) {
         if (table === null) {
@@ -88,6 +97,31 @@ export class DietedSource {
   /** True when we can decompress a single frame to reach a line. */
   get seekable(): boolean {
     return this.table !== null;
+  }
+
+  /** True for our one-frame pointer journal (blocks reached by decoding the stream from the start). */
+  get oneFrame(): boolean {
+    return this.manifest.frames !== undefined && this.manifest.framing === "one-frame";
+  }
+
+  /** A streaming decoder of the one-frame pointer journal from its start. */
+  private oneFrameReader(): OneFrameReader {
+    return new OneFrameReader(this.liveFd(), this.zstBytes, this.layout.dietedJournal);
+  }
+
+  /** Decode (and drop) the blocks before `k` of a one-frame reader at block 0. */
+  private skipBlocks(r: OneFrameReader, k: number): void {
+    const frames = this.manifest.frames!;
+    let n = 0;
+    for (let i = 0; i < k; i++) n += frames[i].pointerBytes!;
+    if (n > 0) r.skip(n, Buffer.allocUnsafe(Math.min(n, SKIP_SCRATCH_BYTES)));
+  }
+
+  /** The next block (`k`) of a one-frame reader, in a buffer of exactly its size. */
+  private nextBlock(r: OneFrameReader, k: number): Buffer {
+    const data = Buffer.allocUnsafe(this.manifest.frames![k].pointerBytes!);
+    r.readInto(data);
+    return data;
   }
 
   /** Count of newline-terminated lines, when known without a scan. */
@@ -223,7 +257,7 @@ export class DietedSource {
 
   /** Pointer lines in [from, to], frame by frame (one frame in memory at a time). */
   async *pointerLines(from = 0, to = Number.POSITIVE_INFINITY): AsyncGenerator<PointerLine> {
-    if (!this.table) {
+    if (!this.table && !this.oneFrame) {
       for (const l of await this.loadForeign()) {
         if (l.line < from) continue;
         if (l.line > to) return;
@@ -234,6 +268,21 @@ export class DietedSource {
     const frames = this.manifest.frames!;
     let k = from === 0 ? 0 : this.frameOfLine(from);
     if (k < 0 || k >= frames.length) return;
+    if (this.oneFrame) {
+      // Decode the stream up to the first wanted block, then block by block.
+      const r = this.oneFrameReader();
+      this.skipBlocks(r, k);
+      for (; k < frames.length && frames[k].firstLine <= to; k++) {
+        const data = this.nextBlock(r, k);
+        const lines = from === to ? this.frameLines(k, data, from - frames[k].firstLine) : this.frameLines(k, data);
+        for (const l of lines) {
+          if (l.line < from) continue;
+          if (l.line > to) return;
+          yield l;
+        }
+      }
+      return;
+    }
     if (from === to) {
       // One line (getLine): one frame, one line materialised.
       const [l] = this.frameLines(k, await this.framePointerBytes(k), from - frames[k].firstLine);
@@ -255,7 +304,7 @@ export class DietedSource {
 
   /** Original bytes of line `l` (rehydrated when rewritten). */
   async originalBytes(l: PointerLine): Promise<Buffer> {
-    return l.rewritten ? this.rehydrate(l.pointer, this.table ? l.originalLength : undefined) : l.pointer;
+    return l.rewritten ? this.rehydrate(l.pointer, this.manifest.frames ? l.originalLength : undefined) : l.pointer;
   }
 
   /**
@@ -275,7 +324,7 @@ export class DietedSource {
    * that frame (the restore's fast path hands over the frames it could not do).
    */
   async *originalParts(fromFrame = 0): AsyncGenerator<Buffer[]> {
-    if (!this.table) {
+    if (!this.table && !this.oneFrame) {
       const parts: Buffer[] = [];
       for (const l of await this.loadForeign()) {
         parts.push(await this.originalBytes(l));
@@ -285,6 +334,26 @@ export class DietedSource {
       return;
     }
     const frames = this.manifest.frames!;
+    if (this.oneFrame) {
+      // One stream: block k+1 is decoded (synchronously) and its bodies read (on the threadpool)
+      // while the caller hashes and writes block k; the end of the stream is checked last.
+      const r = this.oneFrameReader();
+      this.skipBlocks(r, fromFrame);
+      const prepare = (k: number): Promise<PreparedFrame> | null => {
+        if (k >= frames.length) return null;
+        const p = this.prepareBlock(k, this.nextBlock(r, k));
+        p.catch(() => undefined);
+        return p;
+      };
+      let next = prepare(fromFrame);
+      for (let k = fromFrame; k < frames.length; k++) {
+        const prepared = await next!;
+        next = prepare(k + 1);
+        yield prepared.lines === null ? [prepared.data] : this.spliceFrame(k, prepared);
+      }
+      r.end();
+      return;
+    }
     const ahead: Promise<PreparedFrame>[] = [];
     let nextToPrepare = fromFrame;
     const fill = (): void => {
@@ -304,7 +373,11 @@ export class DietedSource {
 
   /** Decompress frame `k`; when it has rewritten lines, split it and read its bodies. */
   private async prepareFrame(k: number): Promise<PreparedFrame> {
-    const data = await this.framePointerBytes(k);
+    return this.prepareBlock(k, await this.framePointerBytes(k));
+  }
+
+  /** Frame (or block) `k`'s decompressed `data`, split and with its bodies read when it has rewritten lines. */
+  private async prepareBlock(k: number, data: Buffer): Promise<PreparedFrame> {
     const f = this.manifest.frames![k];
     if (f.rewritten.length === 0) return { data, lines: null, spans: [], bodies: new Map() };
     const lines = this.frameLines(k, data, "rewritten");
@@ -349,6 +422,9 @@ export class DietedSource {
     return parts;
   }
 }
+
+/** Scratch for decoding the blocks before the wanted one of a one-frame journal. */
+const SKIP_SCRATCH_BYTES = 1024 * 1024;
 
 /** Frames decompressed (and their bodies read) ahead of the one being consumed. */
 export const PREFETCH_FRAMES = 2;

@@ -6,9 +6,10 @@ const base: DietManifest = {
   originalBytes: 300, segments: [{ id: 0, events: 3 }], dietedAt: "2026-03-05T12:00:00.000Z",
   lines: 4, endsWithNewline: true, bodies: { moved: 1, unique: 1, movedBytes: 5000 },
   frames: [
-    { firstLine: 0, lines: 3, originalOffset: 0, originalBytes: 200, rewritten: [1, 120] },
-    { firstLine: 3, lines: 1, originalOffset: 200, originalBytes: 100, rewritten: [] },
+    { firstLine: 0, lines: 3, originalOffset: 0, originalBytes: 200, pointerBytes: 150, rewritten: [1, 120] },
+    { firstLine: 3, lines: 1, originalOffset: 200, originalBytes: 100, pointerBytes: 100, rewritten: [] },
   ],
+  framing: "one-frame",
 };
 
 function codeOf(f: () => unknown): string {
@@ -25,9 +26,27 @@ describe("journal.meta.json", () => {
     const text = serializeManifest(base);
     expect(Object.keys(JSON.parse(text))).toEqual([
       "schemaVersion", "dietVersion", "eventSchemaVersion", "totalEvents", "originalSha256", "originalBytes", "segments", "dietedAt",
-      "lines", "endsWithNewline", "bodies", "frames",
+      "lines", "endsWithNewline", "bodies", "framing", "frames",
     ]);
+    expect(Object.keys(JSON.parse(text).frames[0])).toEqual(["firstLine", "lines", "originalOffset", "originalBytes", "pointerBytes", "rewritten"]);
     expect(parseManifest(text)).toEqual(base);
+  });
+
+  it("writes eventSchemaVersion only when the manifest has one (the sidecar had one), and reads manifests without it", () => {
+    const none: DietManifest = { ...base, eventSchemaVersion: undefined };
+    const text = serializeManifest(none);
+    expect(text).not.toContain("eventSchemaVersion");
+    expect(Object.keys(JSON.parse(text)).slice(0, 3)).toEqual(["schemaVersion", "dietVersion", "totalEvents"]);
+    expect(parseManifest(text).eventSchemaVersion).toBeUndefined();
+  });
+
+  it("reads an index without framing (written before the one-frame diet) as seekable; a one-frame index needs every block's pointerBytes", () => {
+    const disk = JSON.parse(serializeManifest(base));
+    delete disk.framing;
+    expect(parseManifest(JSON.stringify(disk)).framing).toBe("seekable");
+    const noSizes = { ...JSON.parse(serializeManifest(base)), frames: [{ ...disk.frames[0], pointerBytes: undefined }, disk.frames[1]] };
+    expect(codeOf(() => parseManifest(JSON.stringify(noSizes)))).toBe("MANIFEST_INVALID");
+    expect(codeOf(() => parseManifest(JSON.stringify({ ...disk, framing: "many" })))).toBe("MANIFEST_INVALID");
   });
 
   it("writes each frame's rewritten lines flat ([index, bytes, …]) and still reads manifests written with pairs", () => {

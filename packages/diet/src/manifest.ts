@@ -19,17 +19,31 @@ export interface FrameIndexEntry {
   /** Original bytes covered by the frame (newlines included). */
   originalBytes: number;
   /**
+   * Pointer bytes of the frame (decompressed; newlines included). In a one-frame pointer journal
+   * the frames are blocks of the one zstd frame, cut by these sizes; written since the one-frame
+   * diet (2026-12-01), absent in older seekable manifests (their seek table has the sizes).
+   */
+  pointerBytes?: number;
+  /**
    * Rewritten lines, flat: `[index in frame, original line bytes without the \n, …]` (two
    * numbers per line, indexes strictly increasing; see frameEntry for why flat).
    */
   rewritten: number[];
 }
 
+/**
+ * How our pointer journal is framed: `one-frame` (the default since 2026-12-01, SPEC §5.1: one zstd
+ * frame; `frames` are blocks of it) or `seekable` (independent frames and a seek table, `--seekable`;
+ * also every manifest of ours without the key, written before).
+ */
+export type PointerFraming = "one-frame" | "seekable";
+
 /** The manifest as we read and write it. */
 export interface DietManifest {
   schemaVersion: 1;
   dietVersion: 1 | 2;
-  eventSchemaVersion: number;
+  /** Copied from the sidecar when it had one; absent otherwise (SPEC §5.1). */
+  eventSchemaVersion?: number;
   totalEvents: number;
   originalSha256: string;
   originalBytes: number;
@@ -41,6 +55,8 @@ export interface DietManifest {
   endsWithNewline?: boolean;
   /** Extra (ours): the frame index. Absent in manifests of the reference runtime. */
   frames?: FrameIndexEntry[];
+  /** Extra (ours): how the pointer journal is framed (with `frames`; absent means seekable). */
+  framing?: PointerFraming;
   /** Extra (ours): what moved to the CAS. */
   bodies?: { moved: number; unique: number; movedBytes: number };
 }
@@ -50,20 +66,26 @@ export function serializeManifest(m: DietManifest): string {
   const o: Record<string, unknown> = {
     schemaVersion: m.schemaVersion,
     dietVersion: m.dietVersion,
-    eventSchemaVersion: m.eventSchemaVersion,
+  };
+  if (m.eventSchemaVersion !== undefined) o.eventSchemaVersion = m.eventSchemaVersion;
+  Object.assign(o, {
     totalEvents: m.totalEvents,
     originalSha256: m.originalSha256,
     originalBytes: m.originalBytes,
     segments: m.segments.map((s) => ({ id: s.id, events: s.events })),
     dietedAt: m.dietedAt,
-  };
+  });
   if (m.lines !== undefined) o.lines = m.lines;
   if (m.endsWithNewline !== undefined) o.endsWithNewline = m.endsWithNewline;
   if (m.bodies !== undefined) o.bodies = m.bodies;
+  if (m.framing !== undefined) o.framing = m.framing;
   if (m.frames !== undefined) {
-    o.frames = m.frames.map((f) => ({
-      firstLine: f.firstLine, lines: f.lines, originalOffset: f.originalOffset, originalBytes: f.originalBytes, rewritten: f.rewritten,
-    }));
+    o.frames = m.frames.map((f) => {
+      const e: Record<string, unknown> = { firstLine: f.firstLine, lines: f.lines, originalOffset: f.originalOffset, originalBytes: f.originalBytes };
+      if (f.pointerBytes !== undefined) e.pointerBytes = f.pointerBytes;
+      e.rewritten = f.rewritten;
+      return e;
+    });
   }
   return JSON.stringify(o);
 }
@@ -97,7 +119,10 @@ function frameEntry(f: FrameIndexEntry, line: number, offset: number): FrameInde
       flat[2 * i + 1] = r[1];
     }
   }
-  return { firstLine: f.firstLine, lines: f.lines, originalOffset: f.originalOffset, originalBytes: f.originalBytes, rewritten: flat as number[] };
+  if (f.pointerBytes !== undefined && !isCount(f.pointerBytes)) return null;
+  const e: FrameIndexEntry = { firstLine: f.firstLine, lines: f.lines, originalOffset: f.originalOffset, originalBytes: f.originalBytes, rewritten: flat as number[] };
+  if (f.pointerBytes !== undefined) e.pointerBytes = f.pointerBytes;
+  return e;
 }
 
 /**
@@ -141,19 +166,20 @@ export function parseManifest(text: string, path?: string): DietManifest {
   if (!isCount(o.totalEvents)) throw invalid(path, "totalEvents is not a count");
   if (!isSha256Hex(o.originalSha256)) throw invalid(path, "originalSha256 is not a sha256");
   if (!isCount(o.originalBytes)) throw invalid(path, "originalBytes is not a count");
-  const eventSchemaVersion = isCount(o.eventSchemaVersion) ? o.eventSchemaVersion : 1;
   const m: DietManifest = {
     schemaVersion: 1,
     dietVersion: o.dietVersion,
-    eventSchemaVersion,
     totalEvents: o.totalEvents,
     originalSha256: o.originalSha256,
     originalBytes: o.originalBytes,
     segments: Array.isArray(o.segments) ? (o.segments as DietManifest["segments"]) : [{ id: 0, events: o.totalEvents }],
     dietedAt: typeof o.dietedAt === "string" ? o.dietedAt : "",
   };
+  // Informational: a value that is not a count is ignored, not a reason to refuse the diet.
+  if (isCount(o.eventSchemaVersion)) m.eventSchemaVersion = o.eventSchemaVersion;
   if (o.frames !== undefined) {
     if (!Array.isArray(o.frames) || !isCount(o.lines)) throw invalid(path, "frames/lines malformed");
+    if (o.framing !== undefined && o.framing !== "one-frame" && o.framing !== "seekable") throw invalid(path, `unknown framing ${JSON.stringify(o.framing)}`);
     // Plain loops, no closures: this runs once per open over every rewritten line (15k entries
     // at 1 GB), mostly before the JIT has warmed up, so it is on the path of a one-line read.
     const raw = o.frames as FrameIndexEntry[];
@@ -171,6 +197,8 @@ export function parseManifest(text: string, path?: string): DietManifest {
     m.lines = o.lines;
     m.endsWithNewline = o.endsWithNewline !== false;
     m.frames = frames;
+    m.framing = o.framing === "one-frame" ? "one-frame" : "seekable";
+    if (m.framing === "one-frame" && frames.some((f) => f.pointerBytes === undefined)) throw invalid(path, "a one-frame index needs every frame's pointerBytes");
   }
   if (typeof o.bodies === "object" && o.bodies !== null) m.bodies = o.bodies as DietManifest["bodies"];
   return m;

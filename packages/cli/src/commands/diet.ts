@@ -1,10 +1,12 @@
 /**
  * `hankweave-journal diet <exec>` (also `--diet-journal <exec>`): move large bodies to the CAS and
- * compress the journal into the seekable pointer journal + manifest (SPEC §5). `--dry-run` prints
+ * compress the journal into one zstd frame (or, `--seekable`, independent frames and a seek table)
+ * + manifest (SPEC §5). `--dry-run` prints
  * the plan and changes nothing.
  */
 import { statSync } from "node:fs";
 import { JournalError, isJournalError, type ExecLayout } from "@hankweave-journal/core";
+import { CAS_ZSTD_LEVEL } from "@hankweave-journal/cas";
 import { applyDiet, planDiet, type DietMode, type DietPlan, type DietResult } from "@hankweave-journal/diet";
 import { parseCommandArgs } from "../args.js";
 import type { Command } from "../io.js";
@@ -15,6 +17,8 @@ export interface DietArgs {
   json: boolean;
   force: boolean;
   mode: DietMode;
+  seekable: boolean;
+  level: number | undefined;
 }
 
 function mib(bytes: number): string {
@@ -60,12 +64,13 @@ function resultText(r: ReturnType<typeof withIndex>): string {
 
 export const dietCommand: Command<DietArgs> = {
   name: "diet",
-  summary: "shrink a finished journal: bodies to the CAS, seekable zstd pointer journal (--dry-run)",
+  summary: "shrink a finished journal: bodies to the CAS, the rest one zstd frame (--dry-run)",
   help: `usage: hankweave-journal diet <exec> [--dry-run] [--json] [--force] [--bodies compatible|extended]
+                                [--level N] [--seekable]
        hankweave-journal --diet-journal <exec>   (the reference runtime's spelling)
 
 Moves file bodies of 4,096 bytes or more to events/cas/<sha[0:2]>/<sha>.zst (stored once), writes
-events/events.jsonl.zst (line-aligned zstd frames + a seek table) and events/journal.meta.json,
+events/events.jsonl.zst (one zstd frame, as the reference runtime writes it) and events/journal.meta.json,
 verifies both from disk, then deletes events.jsonl and events.meta.json. Every tool keeps reading
 the directory transparently; \`restore\` gives the original bytes back.
 
@@ -80,6 +85,17 @@ the last run to have ended completed or failed (RUN_NOT_FINISHED otherwise).
                      extended (dietVersion 2: also assistant.action, tool.result, sentinel.output
                      bodies, deduplicated). The reference runtime CANNOT read an extended diet:
                      restore the directory before handing it back to it.
+  --level N          zstd level of the CAS bodies (1–19; default ${CAS_ZSTD_LEVEL}, chosen by measurement:
+                     see docs/diet.md). The reference runtime reads any level.
+  --seekable         write events.jsonl.zst as independent frames + a seek table instead of one
+                     frame. Read by the reference runtime on Node >= 24 and Bun, NOT on Node 22
+                     (its node:zlib decodes only the first frame: it would see a prefix of the
+                     journal). Our tools read both.
+
+Examples:
+  hankweave-journal diet runs/x --dry-run
+  hankweave-journal diet runs/x --json
+  hankweave-journal diet runs/x --level 19
 
 Examples:
   hankweave-journal diet ./runs/x --dry-run
@@ -90,18 +106,27 @@ Exit codes: 0 dieted (or already dieted, re-verified), 1 refused or failed (noth
   parseArgs(argv) {
     const p = parseCommandArgs(argv, {
       "dry-run": { type: "boolean" }, json: { type: "boolean" }, force: { type: "boolean" }, bodies: { type: "string" },
+      level: { type: "string" }, seekable: { type: "boolean" },
     }, { min: 1, max: 1 });
+    const levelText = p.values.level as string | undefined;
+    const level = levelText === undefined ? undefined : Number(levelText);
+    if (level !== undefined && !(Number.isInteger(level) && level >= 1 && level <= 19 && /^\d+$/.test(levelText!))) {
+      throw new JournalError("USAGE", `--level expects an integer from 1 to 19, got ${JSON.stringify(levelText)}`);
+    }
     const bodies = (p.values.bodies as string | undefined) ?? "compatible";
     if (bodies !== "compatible" && bodies !== "extended") {
       throw new JournalError("USAGE", `--bodies expects compatible or extended, got ${JSON.stringify(bodies)}`);
     }
-    return { exec: p.positionals[0], dryRun: p.values["dry-run"] === true, json: p.values.json === true, force: p.values.force === true, mode: bodies };
+    return {
+      exec: p.positionals[0], dryRun: p.values["dry-run"] === true, json: p.values.json === true, force: p.values.force === true, mode: bodies,
+      seekable: p.values.seekable === true, level,
+    };
   },
   async run(args, io, { layout }) {
     if (args.dryRun) {
       let plan: DietPlan;
       try {
-        plan = await planDiet(args.exec, { mode: args.mode, force: args.force });
+        plan = await planDiet(args.exec, { mode: args.mode, force: args.force, seekable: args.seekable });
       } catch (e) {
         if (!isJournalError(e) || e.code !== "ALREADY_DIETED") throw e;
         // What `diet` does on a dieted directory: re-verify the pair and the CAS, change nothing.
@@ -117,7 +142,7 @@ Exit codes: 0 dieted (or already dieted, re-verified), 1 refused or failed (noth
       return 1;
     }
     if (io.stderrIsTTY) io.stderr(`dieting ${args.exec} …\n`);
-    const result = withIndex(await applyDiet(args.exec, { mode: args.mode, force: args.force }), layout!);
+    const result = withIndex(await applyDiet(args.exec, { mode: args.mode, force: args.force, seekable: args.seekable, casLevel: args.level }), layout!);
     if (args.json) await io.stdout(JSON.stringify({ ok: true, dryRun: false, result }) + "\n");
     else await io.stdout(resultText(result));
     return 0;
