@@ -93,7 +93,7 @@ class ExtReader implements JournalReader {
       storedBytes: this.src.fileBytes + manifestBytes,
       // Physical newline-terminated lines (a torn final fragment is not one).
       lines: this.src.lineCount - (this.src.lineCount > 0 && !this.src.terminated(this.src.lineCount - 1) ? 1 : 0),
-      eventSchemaVersion: this.manifest.eventSchemaVersion,
+      eventSchemaVersion: this.manifest.eventSchemaVersion ?? null,
     };
   }
 
