@@ -38,7 +38,11 @@ export async function buildBundle(entry, outfile) {
 }
 
 
-/** Every worker module of the workspace packages (`*.worker.ts` under each src/, test folders aside). */
+/**
+ * Every worker module of the workspace packages (`*.worker.ts`, and `*-worker.ts` as the extended
+ * diet names its own, under each src/, test folders aside). A non-worker module matched by the
+ * second pattern is only bundled beside, never run.
+ */
 export function workerModules(packagesDir = PACKAGES_DIR) {
   const out = [];
   const visit = (dir) => {
@@ -46,7 +50,7 @@ export function workerModules(packagesDir = PACKAGES_DIR) {
       if (entry.name === "node_modules" || entry.name === "dist" || entry.name === "testing") continue;
       const full = join(dir, entry.name);
       if (entry.isDirectory()) visit(full);
-      else if (entry.name.endsWith(".worker.ts")) out.push(full);
+      else if (entry.name.endsWith(".worker.ts") || entry.name.endsWith("-worker.ts")) out.push(full);
     }
   };
   for (const pkg of readdirSync(packagesDir, { withFileTypes: true })) {
