@@ -14,6 +14,7 @@ import * as fsp from "node:fs/promises";
 import type Database from "better-sqlite3";
 import { sqlite } from "./sqlite.js";
 import { layoutOf } from "@hankweave-journal/core";
+import { fsyncFile, publishTemp } from "@hankweave-journal/journal";
 import { openReader } from "@hankweave-journal/diet";
 import { AuditFold, type AuditFoldSnapshot } from "./audit-fold.js";
 import { INDEX_SCHEMA_VERSION } from "./index-schema.js";
@@ -96,15 +97,6 @@ async function planIndex(exec: string, kind: "plain" | "dieted", bytes: number, 
   return { mode: "incremental", meta, prefix };
 }
 
-async function fsyncFile(path: string): Promise<void> {
-  const fh = await fsp.open(path, "r+");
-  try {
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-}
-
 /**
  * Writeback overlapped with the build: while the worker writes the temp database, an fdatasync of
  * it runs in the thread pool whenever none is running, so the final fsync finds few dirty pages
@@ -150,17 +142,6 @@ class Writeback {
     await this.running;
     await this.fh?.close();
     this.fh = null;
-  }
-}
-
-async function fsyncDir(dir: string): Promise<void> {
-  const fh = await fsp.open(dir, "r");
-  try {
-    await fh.sync();
-  } catch {
-    // Some file systems refuse fsync on directories; the rename is still atomic.
-  } finally {
-    await fh.close();
   }
 }
 
@@ -259,8 +240,7 @@ async function buildIndexLocked(exec: string, opts: IndexOptions, started: numbe
       }));
       await writeback.close();
       await fsyncFile(layout.indexTmp);
-      await fsp.rename(layout.indexTmp, layout.index);
-      await fsyncDir(layout.hankweave);
+      await publishTemp(layout.indexTmp, layout.index);
       ok = true;
       return {
         path: layout.index, mode: plan.mode, reason: plan.mode === "full" ? plan.reason : null, linesRead: seen.count,

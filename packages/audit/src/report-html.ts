@@ -2,10 +2,9 @@
  * The self-contained HTML report: inline CSS and SVG only (no script, no network, no external
  * asset), readable by someone who has never seen the journal format.
  */
-import * as fsp from "node:fs/promises";
 import * as path from "node:path";
-import { JournalError, type TokenUsage } from "@hankweave-journal/core";
-import { checkOutputPath } from "@hankweave-journal/journal";
+import type { TokenUsage } from "@hankweave-journal/core";
+import { checkOutputPath, writeFileDurable } from "@hankweave-journal/journal";
 import { AUDIT_CODES, type AuditCodeInfo } from "./audit-codes.js";
 import type { AttemptOutcome, AuditFinding, CodonAttempt, RunSummary } from "./audit-types.js";
 import { formatOutcomes, tokenTotal } from "./outcomes.js";
@@ -181,14 +180,8 @@ export async function writeReport(exec: string, outPath: string): Promise<Report
   if (target.kind === "file") outPath = target.path;
   const data = await collectReportData(exec);
   const html = renderReportHtml(data);
-  const tmp = `${outPath}.tmp-${process.pid}`;
-  try {
-    await fsp.writeFile(tmp, html);
-    await fsp.rename(tmp, outPath);
-  } catch (e) {
-    await fsp.rm(tmp, { force: true });
-    throw new JournalError("IO_ERROR", `cannot write ${outPath}: ${(e as Error).message}`, { path: outPath }, { cause: e });
-  }
+  // The one durable write (temp + fsync + rename + fsync dir; NO_SPACE / READ_ONLY / … coded, no temp left).
+  await writeFileDurable(outPath, html, { tmp: `${outPath}.tmp-${process.pid}` });
   return {
     path: outPath,
     bytes: Buffer.byteLength(html),

@@ -12,7 +12,7 @@ import { JournalError, isJournalError, layoutOf, type ExecLayout } from "@hankwe
 import { sha256Hex } from "./sha.js";
 import { CAS_ZSTD_LEVEL, decompressLimitFor, decompressZstd } from "./zstd.js";
 import { compressOneShot } from "./zstd-native.js";
-import { fsyncDir, ioError, lstatOrUndefined, writeFileDurable } from "./fs-durable.js";
+import { fsyncDir, ioError, lstatOrUndefined, sweepTemps, writeFileDurable } from "@hankweave-journal/journal";
 
 /** Bodies larger than this are refused on read (a guard, far above any real file body). */
 export const CAS_MAX_BODY_BYTES = 1024 * 1024 * 1024;
@@ -75,7 +75,7 @@ export async function putBlob(
     await fsyncDir(layout.casDir);
   }
   const frame = await (opts.compress ?? compressOneShot)(body, opts.level ?? CAS_ZSTD_LEVEL);
-  await writeFileDurable(path, layout.casBlobTmp(sha256, randomBytes(6).toString("hex")), frame, shard);
+  await writeFileDurable(path, frame, { tmp: layout.casBlobTmp(sha256, randomBytes(6).toString("hex")) });
   return { sha256, bytes: body.length, outcome, storedBytes: frame.length };
 }
 
@@ -138,18 +138,7 @@ export async function sweepCasTemps(exec: string | ExecLayout): Promise<number> 
   for (const shard of shards) {
     if (!/^[0-9a-f]{2}$/.test(shard)) continue;
     const dir = `${layout.casDir}/${shard}`;
-    let names: string[];
-    try {
-      names = await fsp.readdir(dir);
-    } catch {
-      continue;
-    }
-    for (const name of names) {
-      if (/\.zst\.tmp-[0-9a-f]+$/.test(name)) {
-        await fsp.rm(`${dir}/${name}`, { force: true });
-        removed++;
-      }
-    }
+    removed += (await sweepTemps(dir, (name) => /\.zst\.tmp-[0-9a-f]+$/.test(name))).length;
   }
   return removed;
 }

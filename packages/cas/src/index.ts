@@ -1,6 +1,8 @@
 export { sha256Hex, createSha256 } from "./sha.js";
 export type { Sha256Stream } from "./sha.js";
-export { fsyncDir, writeFileDurable, lstatOrUndefined, assertRegularFile, ioError } from "./fs-durable.js";
+// The durable-file primitives live in @hankweave-journal/journal (durable-file.ts, the one module);
+// re-exported here for the diet's imports until they import the journal package directly.
+export { fsyncDir, lstatOrUndefined, assertRegularFile, ioError } from "@hankweave-journal/journal";
 export { inspectZstd, decompressedBoundOf, isSkippableMagic, ZSTD_FRAME_MAGIC } from "./zstd-frames.js";
 export type { ZstdFrameInfo } from "./zstd-frames.js";
 export {
