@@ -14,7 +14,7 @@ import * as fsp from "node:fs/promises";
 import type Database from "better-sqlite3";
 import { sqlite } from "./sqlite.js";
 import { layoutOf } from "@hankweave-journal/core";
-import { fsyncFile, publishTemp } from "@hankweave-journal/journal";
+import { assertTempUsable, fsyncFile, publishTemp, removeQuietly } from "@hankweave-journal/journal";
 import { openReader } from "@hankweave-journal/diet";
 import { AuditFold, type AuditFoldSnapshot } from "./audit-fold.js";
 import { INDEX_SCHEMA_VERSION } from "./index-schema.js";
@@ -171,7 +171,8 @@ async function buildIndexLocked(exec: string, opts: IndexOptions, started: numbe
         findingsAdded: 0, events: plan.meta.events, transitions: plan.meta.transitions, ms: performance.now() - started,
       };
     }
-    await fsp.rm(layout.indexTmp, { force: true });
+    await assertTempUsable(layout.indexTmp); // a directory there: NOT_A_REGULAR_FILE before anything is written
+    await removeQuietly(layout.indexTmp);
     let snapshot: AuditFoldSnapshot | undefined;
     let ids: Iterable<[string, number]> | undefined;
     const seen: Seen = { line: -1, offset: -1, length: 0, count: 0, bytes: 0 };

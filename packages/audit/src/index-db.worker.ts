@@ -46,7 +46,7 @@ export type DatabaseRequest =
 export type IndexThreadReply =
   | { ok: "scan"; seq: number; kinds: Uint8Array | null; strs: (string | null)[] | null; error?: undefined }
   | { ok: DatabaseRequest["kind"]; error?: undefined }
-  | { error: string; ok?: undefined };
+  | { error: string; code?: string; ok?: undefined };
 
 /** Rows per multi-row INSERT statement (fewer statement executions; same rows in the same order). */
 const MULTI_ROWS = 32;
@@ -178,7 +178,9 @@ function startThread(port: NonNullable<typeof parentPort>): void {
       } catch {
         // the error being reported matters more than a failed close
       }
-      port.postMessage({ error: String((e as Error)?.message ?? e) } satisfies IndexThreadReply);
+      // The errno / SQLite code crosses the thread boundary so the user gets NO_SPACE, not "internal error".
+      const code = (e as { code?: unknown })?.code;
+      port.postMessage({ error: String((e as Error)?.message ?? e), ...(typeof code === "string" ? { code } : {}) } satisfies IndexThreadReply);
     }
   });
 }

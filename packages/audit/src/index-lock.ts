@@ -10,6 +10,7 @@
  */
 import * as fs from "node:fs";
 import { JournalError, layoutOf } from "@hankweave-journal/core";
+import { ioError } from "@hankweave-journal/journal";
 
 /** How long a build waits for another build of the same execution. */
 export const INDEX_LOCK_WAIT_MS = 10 * 60 * 1000;
@@ -31,7 +32,12 @@ function tryLock(lock: string): boolean {
     fs.writeFileSync(lock, String(process.pid), { flag: "wx" });
     return true;
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+    if ((e as NodeJS.ErrnoException).code !== "EEXIST") {
+      // Not EEXIST: the file is ours (created, then the write failed: a full disk) or absent. An
+      // empty lock left behind would make the next build wait for it.
+      fs.rmSync(lock, { force: true });
+      throw e;
+    }
   }
   let owner = NaN;
   try {
@@ -62,7 +68,7 @@ export async function withIndexLock<T>(exec: string, work: (waited: boolean) => 
     try {
       got = tryLock(lock);
     } catch (e) {
-      throw new JournalError("IO_ERROR", `cannot take the index build lock ${lock}: ${(e as Error).message}`, { path: lock }, { cause: e });
+      throw ioError(e, lock); // NO_SPACE, READ_ONLY, … (durable-file.ts)
     }
     if (got) break;
     // An empty lock file left by a holder killed between create and write is stale after a while.

@@ -19,6 +19,7 @@
  */
 import type { Worker } from "node:worker_threads";
 import { startWorker } from "@hankweave-journal/cas";
+import { workerError } from "@hankweave-journal/journal";
 import { sqlite } from "./sqlite.js";
 import type { AuditSink } from "./audit-types.js";
 import { META_KEYS, type IndexMeta } from "./index-meta.js";
@@ -87,7 +88,10 @@ export class IndexWorker {
   /** A database was opened and not yet finished (the thread must not be reused if we stop now). */
   private dbOpen = false;
 
+  private readonly dbPath: string | null;
+
   constructor(db: IndexWorkerDatabase | null) {
+    this.dbPath = db?.path ?? null;
     // The worker loads better-sqlite3 only when it writes a database: say clearly (here,
     // NATIVE_MODULE_UNAVAILABLE) when it cannot, rather than let the worker die on the load.
     if (db !== null) sqlite();
@@ -102,7 +106,7 @@ export class IndexWorker {
 
   /** A message of the thread (internal: called by the thread's listener). */
   onMessage(m: IndexThreadReply): void {
-    if (m.error !== undefined) this.onFailure(new Error(`index worker: ${m.error}`));
+    if (m.error !== undefined) this.onFailure(Object.assign(new Error(`index worker: ${m.error}`), m.code === undefined ? {} : { code: m.code }));
     else if (m.ok === "scan") {
       const s = this.scans.get(m.seq);
       this.scans.delete(m.seq);
@@ -215,7 +219,9 @@ export class IndexWorker {
     this.waiters.shift()?.resolve();
   }
 
-  private fail(e: Error): void {
+  private fail(raw: Error): void {
+    // Coded (NO_SPACE from a full disk, READ_ONLY, …, else WORKER_FAILED): never "internal error".
+    const e = workerError(raw, this.dbPath ?? "the index worker");
     if (this.failure === null) this.failure = e;
     for (const w of this.waiters.splice(0)) w.reject(e);
     for (const s of this.scans.values()) s.reject(e);

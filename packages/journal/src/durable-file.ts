@@ -54,6 +54,11 @@ const ERRNO_CODES: Record<string, ErrorCode> = {
   EISDIR: "NOT_A_REGULAR_FILE",
   EACCES: "PERMISSION_DENIED",
   EPERM: "PERMISSION_DENIED",
+  // Node's own code for fs.rm / fs.cp of a directory without `recursive`.
+  ERR_FS_EISDIR: "NOT_A_REGULAR_FILE",
+  // better-sqlite3's codes (the index is a SQLite database).
+  SQLITE_FULL: "NO_SPACE",
+  SQLITE_READONLY: "READ_ONLY",
 };
 
 const ERRNO_HINTS: Partial<Record<ErrorCode, string>> = {
@@ -66,7 +71,11 @@ const ERRNO_HINTS: Partial<Record<ErrorCode, string>> = {
 /** The errno of an OS error (also of one that crossed a worker boundary as a plain object), or undefined. */
 export function errnoOf(e: unknown): string | undefined {
   const c = (e as { code?: unknown } | null)?.code;
-  return typeof c === "string" && /^E[A-Z0-9]+$/.test(c) ? c : undefined;
+  if (typeof c !== "string") return undefined;
+  if (/^E[A-Z0-9]+$/.test(c) || c === "ERR_FS_EISDIR") return c;
+  // SQLITE_READONLY_DBMOVED and friends: the primary code.
+  const sqlite = /^SQLITE_[A-Z]+/.exec(c);
+  return sqlite ? sqlite[0] : undefined;
 }
 
 /**
@@ -85,6 +94,18 @@ export function ioError(e: unknown, path: string): JournalError {
     path,
     errno,
   }, hint === undefined ? { cause: e } : { cause: e, hint });
+}
+
+/**
+ * The coded error of a worker thread's failure: a JournalError passes, an error carrying an errno
+ * (or SQLite) code is `ioError`'s, anything else (the thread died, an uncoded throw) is
+ * WORKER_FAILED with the message. The user never sees "internal error" for a worker.
+ */
+export function workerError(e: unknown, path: string): JournalError {
+  if (e instanceof JournalError) return e;
+  if (errnoOf(e) !== undefined) return ioError(e, path);
+  const msg = (e as { message?: unknown } | null)?.message;
+  return new JournalError("WORKER_FAILED", `a worker failed on ${path}: ${typeof msg === "string" ? msg : String(e)}`, { path }, { cause: e });
 }
 
 /** `lstat` (never follows a link), or undefined when the path does not exist. */
@@ -162,6 +183,15 @@ export async function createTemp(tmp: string, mode = 0o644): Promise<FileHandle>
   } catch (e) {
     throw ioError(e, tmp);
   }
+}
+
+/**
+ * Pre-check before a multi-step operation starts changing anything: throw NOT_A_REGULAR_FILE when
+ * a directory sits at the temp name `tmp` (createTemp would refuse it half-way through).
+ */
+export async function assertTempUsable(tmp: string): Promise<void> {
+  const st = await lstatOrUndefined(tmp);
+  if (st?.isDirectory()) throw notRegular(tmp, st);
 }
 
 /** Directory fsync errnos that mean "this file system cannot sync directories" (tolerated, see the module rule). */

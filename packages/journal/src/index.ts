@@ -22,8 +22,8 @@ export {
 export type { LockInfo, LockInspection, LockHandle, AcquireOptions } from "./lock.js";
 export { journalPresence, journalPresenceSync, openRegularForRead, openRegularSync, requireRegularFile } from "./fs-checks.js";
 export {
-  DEFAULT_DURABILITY, resolveDurability, syncsUnder, ioError, errnoOf, lstatOrUndefined, notRegular, assertRegularFile, openNoFollow,
-  createTemp, fsyncDir, fsyncFile, removeQuietly, publishTemp, writeFileDurable, copyFileNoFollow, sweepTemps,
+  DEFAULT_DURABILITY, resolveDurability, syncsUnder, ioError, workerError, errnoOf, lstatOrUndefined, notRegular, assertRegularFile, openNoFollow,
+  createTemp, assertTempUsable, fsyncDir, fsyncFile, removeQuietly, publishTemp, writeFileDurable, copyFileNoFollow, sweepTemps,
 } from "./durable-file.js";
 export type { Durability, DurableWriteOptions } from "./durable-file.js";
 export type { JournalPresence } from "./fs-checks.js";

@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import * as fsp from "node:fs/promises";
 import { JournalError, LOCK_TMP_PREFIX, joinPath, layoutOf } from "@hankweave-journal/core";
-import { fsyncDir, ioError, writeFileDurable } from "./durable-file.js";
+import { fsyncDir, ioError, removeQuietly, writeFileDurable } from "./durable-file.js";
 import { statOrUndefined } from "./fs-checks.js";
 
 export const LOCK_HEARTBEAT_MS = 30_000;
@@ -253,6 +253,10 @@ export async function claimLockForOfflineTool(exec: string, opts: AcquireOptions
     try {
       await fh.writeFile(serializeLock(info));
       await fh.sync();
+    } catch (e) {
+      // We created it: an empty or partial lock left by a full disk would block every offline tool.
+      await removeQuietly(l.lock);
+      throw e;
     } finally {
       await fh.close();
     }

@@ -9,7 +9,7 @@ import { constants as FS } from "node:fs";
 import * as fsp from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import { JournalError, layoutOf, type Finding } from "@hankweave-journal/core";
-import { assertRegularFile, fsyncDir, ioError, lstatOrUndefined, openNoFollow } from "./durable-file.js";
+import { assertRegularFile, assertTempUsable, fsyncDir, ioError, lstatOrUndefined, openNoFollow } from "./durable-file.js";
 import { journalPresence, missingJournalError, openRegularForRead } from "./fs-checks.js";
 import { isBlankLine, parseEventLine } from "./line-parse.js";
 import { countNewlines, scanRawLines } from "./line-scanner.js";
@@ -245,6 +245,8 @@ export interface RepairResult {
 export async function applyRepair(plan: RepairPlan): Promise<RepairResult> {
   const result: RepairResult = { plan, quarantined: null, truncated: false, sidecarWritten: false };
   const l = layoutOf(plan.exec);
+  // Refuse before the journal is touched, not after its truncation: a directory at the sidecar temp.
+  if (plan.sidecarAfter) await assertTempUsable(l.sidecarTmp);
   if (plan.tornTail) {
     // No-follow: a journal that is a symbolic link (to a file outside the execution) is refused.
     const fh = await openNoFollow(plan.journal, FS.O_RDWR);
