@@ -11,6 +11,13 @@ import { escapeTerminal } from "./terminal-text.js";
 import { stdoutFailure } from "./stdout-failure.js";
 import { resolve as resolvePath } from "node:path";
 import { VERSION } from "./version.js";
+import { errnoOf, ioError } from "@hankweave-journal/journal";
+
+/** The path an OS error names (`path`, else `dest`), or a placeholder. */
+function osErrorPath(e: unknown): string {
+  const o = e as { path?: unknown; dest?: unknown };
+  return typeof o.path === "string" ? o.path : typeof o.dest === "string" ? o.dest : "(unknown path)";
+}
 
 export const USAGE_TEXT = (): string =>
   [
@@ -95,8 +102,11 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     const progress = startProgress(io, command.name, measure);
     stopProgress = progress.stop;
     return await command.run(args, progress.io, { layout });
-  } catch (e) {
+  } catch (caught) {
     stopProgress();
+    // An OS error that no library wrapped (a full disk, a read-only mount, a directory where a
+    // file goes) is still a coded error for the user (durable-file.ts's mapping), never a stack.
+    const e = !isJournalError(caught) && errnoOf(caught) !== undefined ? ioError(caught, osErrorPath(caught)) : caught;
     if (e instanceof ReportedError) {
       io.stderr(`error ${e.error.code}: ${escapeTerminal(e.error.message)}\n${e.error.hint ? `hint: ${escapeTerminal(e.error.hint)}\n` : ""}`);
       return 1;

@@ -2,11 +2,10 @@
  * `export <exec> --format trace [-o FILE]`: the execution as a Chrome Trace Event Format JSON
  * (Perfetto UI, chrome://tracing).
  */
-import * as fsp from "node:fs/promises";
 import path from "node:path";
 import { JournalError } from "@hankweave-journal/core";
 import { exportTrace, traceJsonChunks } from "@hankweave-journal/audit";
-import { checkOutputPath } from "@hankweave-journal/journal";
+import { checkOutputPath, createTemp, ioError, publishTemp, removeQuietly } from "@hankweave-journal/journal";
 import { parseCommandArgs } from "../args.js";
 import type { CliIO, Command } from "../io.js";
 
@@ -62,22 +61,24 @@ export const exportCommand: Command<ExportArgs> = {
     }
     const tmp = `${target.path}.tmp-${process.pid}`;
     let bytes = 0;
+    // The durable-file module's temp + fsync + rename (NO_SPACE / READ_ONLY / … coded, no temp left).
     try {
-      const fh = await fsp.open(tmp, "wx");
+      const fh = await createTemp(tmp);
       try {
         for (const chunk of traceJsonChunks(r.trace)) {
           const b = Buffer.from(chunk, "utf8");
           bytes += b.length;
           await fh.write(b);
         }
+        await fh.sync();
       } finally {
         await fh.close();
       }
-      await fsp.rename(tmp, target.path);
     } catch (e) {
-      await fsp.rm(tmp, { force: true });
-      throw new JournalError("IO_ERROR", `cannot write ${target.path}: ${(e as Error).message}`, { path: target.path }, { cause: e });
+      await removeQuietly(tmp);
+      throw ioError(e, target.path);
     }
+    await publishTemp(tmp, target.path);
     const info = { path: target.path, bytes, events: r.events, runs: r.runs, attempts: r.attempts };
     await io.stdout(args.json ? JSON.stringify(info) + "\n" : `trace: ${r.runs} run(s), ${r.attempts} codon attempts, ${r.events} trace events, ${bytes} bytes → ${target.path}\n`);
     return 0;
