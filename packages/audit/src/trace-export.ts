@@ -50,6 +50,8 @@ export interface TraceFile {
 const TID_ATTEMPTS = 1;
 const TID_SENTINELS = 2;
 const CNAME: Record<string, string> = { completed: "good", failed: "bad", crashed: "terrible", skipped: "grey", running: "yellow" };
+/** The event types the trace reads. */
+const TRACE_TYPES: readonly string[] = ["state.transition", "assistant.action", "tool.result", "error", "sentinel.output"];
 /** The tokens counter is sampled at most this often per run (journal time). */
 const TOKEN_SAMPLE_MS = 1000;
 /** Text kept from a message or tool input in args (the journal line has the rest). */
@@ -117,7 +119,9 @@ export async function exportTrace(exec: string, signal?: AbortSignal): Promise<T
   const reader = await openReader(exec);
   try {
     let n = 0;
-    for await (const rec of reader.events({ onFinding: (f) => fold.finding(f) }) as AsyncIterable<JournalRecord>) {
+    // Only the types the trace draws are parsed (the reader sniffs the type from the raw bytes): a
+    // 1 GB journal's file.updated / state.snapshot / token.usage bodies are skipped unparsed.
+    for await (const rec of reader.events({ types: TRACE_TYPES, onFinding: (f) => fold.finding(f) }) as AsyncIterable<JournalRecord>) {
       fold.event({ line: rec.line, offset: rec.offset, size: rec.bytes.length, event: rec.event });
       const t = Date.parse(rec.event.timestamp);
       if (!Number.isNaN(t)) {
