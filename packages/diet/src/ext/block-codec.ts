@@ -184,6 +184,12 @@ class Encoder {
 
   timestamp(x: string): boolean {
     if (x.length !== 24) return false;
+    // Most timestamps are the id's millisecond: one cached comparison instead of a parse.
+    if (x === isoOf(this.prevTime)) {
+      this.streams[STREAM.TS].push("0");
+      this.tpl += HOLE.TIMESTAMP;
+      return true;
+    }
     const t = Date.parse(x);
     if (!Number.isFinite(t) || new Date(t).toISOString() !== x) return false;
     this.streams[STREAM.TS].push(String(t - this.prevTime));
