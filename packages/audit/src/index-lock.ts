@@ -68,6 +68,8 @@ export async function withIndexLock<T>(exec: string, work: (waited: boolean) => 
     try {
       got = tryLock(lock);
     } catch (e) {
+      // No .hankweave/ (or no execution): nothing to lock; the build reports what is missing.
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") return work(false);
       throw ioError(e, lock); // NO_SPACE, READ_ONLY, … (durable-file.ts)
     }
     if (got) break;

@@ -8,6 +8,7 @@ import {
 } from "@hankweave-journal/audit";
 import { FILTER_OPTIONS, filterFlags, parseCommandArgs } from "../args.js";
 import { humanIO } from "../terminal-text.js";
+import { printErrorFindings } from "../finding-lines.js";
 import { ReportedError, type CliIO, type Command } from "../io.js";
 
 export interface AuditArgs extends AuditFilter {
@@ -84,6 +85,7 @@ export const auditCommand: Command<AuditArgs> = {
     const s = summarizeAudit(end);
     await io.stdout(`\nfindings (${findings.length}):\n`);
     for (const f of findings) await io.stdout(findingText(f));
+    printErrorFindings(io, findings);
     await io.stdout(
       `\n${end.rows} rows of ${end.transitions} transitions, ${end.events} events (${end.kind}); ` +
         `${s.findings.error} errors, ${s.findings.warning} warnings, ${s.findings.info} info; total cost ${formatUsd(s.totalCost)}\n`,

@@ -77,6 +77,10 @@ export const diffCommand: Command<DiffArgs> = {
         await io.stdout(`${escapeTerminal(d.path)}\t${escapeTerminal(what)}\n`);
       }
     }
-    return differences.length === 0 ? 0 : 1;
+    if (differences.length === 0) return 0;
+    io.stderr(stateFile === "corrupt"
+      ? `error STATE_CORRUPT: state.json cannot be parsed; compared with the fold it is missing\n`
+      : `error STATE_MISMATCH: state.json ${stateFile === "missing" ? "is missing" : `differs from the fold of the journal at ${differences.length} path(s)`}\n`);
+    return 1;
   },
 };

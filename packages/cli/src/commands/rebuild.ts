@@ -2,7 +2,8 @@
  * `rebuild <exec>`: fold the journal into state (SPEC §4.4). Prints a summary by default, the
  * state.json bytes with `--stdout`, writes state.json (keeping `.bak`) only with `--write`.
  */
-import { JournalError } from "@hankweave-journal/core";
+import { JournalError, layoutOf } from "@hankweave-journal/core";
+import { inspectLock } from "@hankweave-journal/journal";
 import {
   checkSavedState, foldExecution, onlyCopyError, savedStateIsOnlyCopy, serializeState, summarizeState, writeStateText,
   type ExecutionFold, type FieldSource,
@@ -29,7 +30,8 @@ approximated from line timestamps. Every carried or approximated field is report
 
   (default)    print a summary: runs, codons, outcomes, costs, and how the saved state.json compares
   --stdout     print the rebuilt state.json bytes exactly (JSON, 2-space indent, no trailing newline)
-  --write      write state.json atomically (the previous file is kept as state.json.bak); nothing
+  --write      write state.json atomically (the previous file is kept as state.json.bak), refused
+               with LOCK_HELD while a live runtime holds runtime.lock (LOCK_INVALID: unreadable); nothing
                is written when it is already identical
   --json       a report {exec, origin, transitions, lastLine, stateFile, differences, written,
                findings, carried, approximated, summary} (not with --stdout)
@@ -101,6 +103,13 @@ export const rebuildCommand: Command<RebuildArgs> = {
     let written = false;
     if (args.mode === "write" && check.rewrite) {
       if (savedStateIsOnlyCopy(fold, fold.savedStates)) throw onlyCopyError(exec);
+      // A live runtime rewrites state.json itself: writing beside it would race (LOCK_HELD / LOCK_INVALID).
+      const lock = await inspectLock(exec);
+      if (lock.state === "live" || lock.state === "invalid") {
+        throw new JournalError(lock.state === "live" ? "LOCK_HELD" : "LOCK_INVALID", `refusing to write state.json: ${lock.reason}`, { path: layoutOf(exec).lock }, {
+          hint: "stop the runtime first (or remove a runtime.lock you know is stale)",
+        });
+      }
       await writeStateText(exec, serializeState(fold.state));
       written = true;
     }

@@ -7,6 +7,7 @@ import { openReader } from "@hankweave-journal/diet";
 import { eventsFromRawLines, isBlankLine, readSidecarStatus, type Sidecar } from "@hankweave-journal/journal";
 import { parseCommandArgs } from "../args.js";
 import { escapeTerminalText } from "../terminal-text.js";
+import { printErrorFindings } from "../finding-lines.js";
 import type { Command } from "../io.js";
 
 export interface StatsArgs {
@@ -148,6 +149,11 @@ Exit codes: 0 clean, 1 corrupt lines or a torn tail (or an error), 2 usage.`,
   async run(args, io) {
     const s = await journalStats(args.exec);
     await io.stdout(args.json ? JSON.stringify(s) + "\n" : escapeTerminalText(render(s)));
-    return s.ok ? 0 : 1;
+    if (s.ok) return 0;
+    // What made it fail (corrupt lines, a torn tail), with codes, on stderr in both modes.
+    printErrorFindings(io, s.findings.map((f) => ({
+      code: f.code, severity: f.severity === "error" || f.code === "TORN_TAIL" ? "error" : "warning", message: f.message, ...(f.line !== null ? { line: f.line } : {}),
+    })));
+    return 1;
   },
 };

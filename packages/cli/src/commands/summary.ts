@@ -4,7 +4,7 @@
  * journal line of every failed, crashed or skipped attempt.
  */
 import path from "node:path";
-import { formatSummary, summarizeExecution } from "@hankweave-journal/audit";
+import { formatSummary, severityOf, summarizeExecution } from "@hankweave-journal/audit";
 import { parseCommandArgs } from "../args.js";
 import type { CliIO, Command } from "../io.js";
 
@@ -43,6 +43,9 @@ export const summaryCommand: Command<SummaryArgs> = {
   async run(args, io: CliIO) {
     const s = await summarizeExecution(path.resolve(io.cwd, args.exec), io.signal);
     await io.stdout(args.json ? JSON.stringify(s) + "\n" : formatSummary(s));
-    return s.findings.error > 0 ? 1 : 0;
+    if (s.findings.error === 0) return 0;
+    // The codes of the error findings on stderr (the details are `audit`'s).
+    for (const [code, n] of Object.entries(s.byCode)) if (severityOf(code) === "error") io.stderr(`error ${code}: ${n} finding(s) (see: hankweave-journal audit)\n`);
+    return 1;
   },
 };
