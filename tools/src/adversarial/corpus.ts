@@ -19,7 +19,7 @@ const fail = (code: string): Expect => ({ exit: 1, code });
 /** What a healthy finished journal gives each use (diff: no state.json; restore: nothing dieted). */
 function base(u: CommandUse): Expect {
   if (u.label === "diff") return fail("STATE_MISMATCH");
-  if (u.label === "restore") return fail("MANIFEST_INVALID");
+  if (u.label === "restore") return fail("NOTHING_TO_RESTORE");
   return ok;
 }
 
@@ -27,7 +27,8 @@ const CORRUPT_REPORTERS = new Set(["cat", "stats", "stats-json", "repair-dry", "
 
 /** The expectation of journal variant `v` under use `u` (the rules of docs/hostile.md). */
 function journalExpect(v: string, u: CommandUse): Expect {
-  const all = (code: string): Expect => (u.label === "restore" ? fail("MANIFEST_INVALID") : fail(code));
+  // restore: a plain or absent journal is NOTHING_TO_RESTORE; a directory or FIFO in its place, any stable code.
+  const all = (code: string): Expect => (u.label === "restore" ? (code === "JOURNAL_NOT_FOUND" ? fail("NOTHING_TO_RESTORE") : { exit: 1 }) : fail(code));
   switch (v) {
     case "corrupt-middle": case "bom": case "nul-line": case "nul-in-line": case "non-object-line": case "string-line": case "long-corrupt-line":
       return CORRUPT_REPORTERS.has(u.label) ? fail("CORRUPT_LINE") : base(u);
