@@ -17,7 +17,10 @@ import {
   type HankweaveState, type JournalRecord, type StateTransition,
 } from "@hankweave-journal/core";
 import { openReader } from "@hankweave-journal/diet";
-import { FOLD_TYPES, StateFolder, readSavedStates, savedStateOf, transitionOf, type FieldSource } from "@hankweave-journal/state";
+import { recordOfLine, typeFilter } from "@hankweave-journal/journal";
+import {
+  FOLD_TYPES, HotTransitionParser, StateFolder, readSavedStates, savedStateOf, transitionOf, type FieldSource,
+} from "@hankweave-journal/state";
 import { indexPathText, parseBlamePath, readAt, type BlamePath, type Segment } from "./blame-path.js";
 
 /** One line that changed the value. */
@@ -235,11 +238,19 @@ export class BlameTracker {
     if (e.type !== "state.transition") return;
     const t = transitionOf(e.data);
     if (t === null) return;
+    this.feedTransition(t as StateTransition, e.timestamp, rec.line, rec.offset, () => e.id);
+  }
+
+  /**
+   * Fold one `state.transition` given by its transition and line timestamp (the fast path of a
+   * plain journal reads both without parsing the line); `idOf` is called, synchronously, only
+   * when the line changed a watched value.
+   */
+  feedTransition(t: StateTransition, timestamp: string, line: number, offset: number, idOf: () => string): void {
     const d = t.data as Record<string, unknown>;
-    const edge = t.type === "CodonTransitioned" ? `${String(d.from)}→${String(d.to)}` : null;
     const before = this.state;
     let touched: { ri: number; ci: number } | null = null;
-    const plan = planTransition(before, t as StateTransition, e.timestamp, this.owned);
+    const plan = planTransition(before, t, timestamp, this.owned);
     if (plan.edit === null) {
       if (plan.state !== before) this.owned = new WeakSet();
       this.state = plan.state;
@@ -248,7 +259,15 @@ export class BlameTracker {
       touched = { ri: plan.ri, ci: plan.ci };
     }
     if (this.state === before && touched === null) return;
-    const info = this.info(rec, t.type, edge);
+    let id: string | undefined;
+    const info: LineInfo = {
+      line, offset, time: timestamp, eventType: "state.transition", transition: t.type,
+      edge: t.type === "CodonTransitioned" ? `${String(d.from)}→${String(d.to)}` : null,
+      get id(): string {
+        id ??= idOf();
+        return id;
+      },
+    };
     for (const w of this.watches) w.afterChange(this.state, info, touched);
   }
 
@@ -310,6 +329,27 @@ export function resolvePath(path: BlamePath, state: HankweaveState): { ri: numbe
   return { ri, ci };
 }
 
+/** A reader that shows its lines in place (the plain reader), as rebuild's fast path uses it. */
+interface LineVisitingReader {
+  visitLines(visit: (buf: Buffer, start: number, end: number, line: number, offset: number, terminated: boolean) => undefined): AsyncGenerator<void>;
+}
+
+function canVisitLines(reader: unknown): reader is LineVisitingReader {
+  return typeof (reader as Partial<LineVisitingReader>).visitLines === "function";
+}
+
+const ID_PREFIX = Buffer.from('{"id":"', "latin1");
+
+/** The id of a canonical line (`{"id":"…",…`), read from its bytes; any other line is parsed. */
+function idOfLine(buf: Buffer, start: number, end: number): string {
+  if (end - start > ID_PREFIX.length && buf.compare(ID_PREFIX, 0, ID_PREFIX.length, start, start + ID_PREFIX.length) === 0) {
+    const close = buf.indexOf(0x22, start + ID_PREFIX.length);
+    const raw = buf.toString("utf8", start + ID_PREFIX.length, close);
+    if (close > 0 && close < end && !raw.includes("\\")) return raw;
+  }
+  return String((JSON.parse(buf.toString("utf8", start, end)) as { id: unknown }).id);
+}
+
 /** Fields a codon record copies from its running figures when it ends (SPEC §4.2). */
 const FED_BY: Record<string, string> = {
   finalCost: "currentCost", partialCost: "currentCost", finalTokens: "currentTokens", partialTokens: "currentTokens",
@@ -354,14 +394,46 @@ export async function blameMany(exec: string, pathTexts: readonly string[], opts
   const reader = await openReader(exec);
   // Only a foreign journal needs rebuild's fold next to the tracker (clock fields, carried
   // executionPlan); a native one (first state-relevant event a plan.updated) folds to the tracker's state.
-  let origin: "native" | "foreign" | "empty" = "empty";
+  let origin = "empty" as "native" | "foreign" | "empty";
   try {
-    let n = 0;
-    for await (const rec of reader.events({ types: FOLD_TYPES, onFinding: () => undefined })) {
+    const feed = (rec: JournalRecord): void => {
       if (origin === "empty") origin = rec.event.type === PLAN_UPDATED_TYPE ? "native" : "foreign";
       tracker.feed(rec);
       if (origin === "foreign") folder.feed(rec);
-      if (opts.signal && (++n & 0xfff) === 0 && opts.signal.aborted) throw opts.signal.reason;
+    };
+    if (canVisitLines(reader)) {
+      // The plain journal's fast path (as rebuild's fold-lines): lines of other types cost a type
+      // sniff; a hot transition is read by HotTransitionParser without JSON.parse, its id only
+      // read when it changed a watched value; every other line goes through the reader's parse.
+      const filter = typeFilter(FOLD_TYPES)!;
+      const hot = new HotTransitionParser();
+      const visit = (buf: Buffer, start: number, end: number, line: number, offset: number, terminated: boolean): undefined => {
+        if (terminated) {
+          const wanted = filter.sniffAt(buf, start, end);
+          if (wanted === false) return undefined;
+          if (wanted === true) {
+            const t = hot.match(buf, start, end);
+            if (t !== undefined) {
+              if (origin === "empty") origin = "foreign";
+              tracker.feedTransition(t, hot.timestamp, line, offset, () => idOfLine(buf, start, end));
+              if (origin === "foreign") folder.applyTransition(t, hot.timestamp, { line, offset });
+              return undefined;
+            }
+          }
+        }
+        const rec = recordOfLine({ line, offset, bytes: buf.subarray(start, end), terminated }, filter, undefined);
+        if (rec !== undefined) feed(rec);
+        return undefined;
+      };
+      for await (const _ of reader.visitLines(visit)) {
+        if (opts.signal?.aborted) throw opts.signal.reason;
+      }
+    } else {
+      let n = 0;
+      for await (const rec of reader.events({ types: FOLD_TYPES, onFinding: () => undefined })) {
+        feed(rec);
+        if (opts.signal && (++n & 0xfff) === 0 && opts.signal.aborted) throw opts.signal.reason;
+      }
     }
   } finally {
     await reader.close();
