@@ -5,6 +5,10 @@
 // `dist/`) with every `@hankweave-journal/<package>` import rewritten to a relative path. The
 // workspace packages are not on the registry: they travel inside this one package's dist/. File
 // layout inside a package is kept, so `new URL("./x.js", import.meta.url)` finds its sibling.
+// The command itself runs from one esbuild bundle of the CLI, `dist/bundle/cli.js` (its worker
+// modules bundled beside it), built here and never at run time: one file loads in about half the
+// CPU time of the ~120 modules of dist/ (0.2 s against 0.4 s for --help, measured); the library
+// entry points stay the tsc output with its .d.ts.
 // Run by `npm run build`, the root `prepare` (so `npm ci` builds) and the package's `prepack`.
 // Usage: node tools/build.mjs
 import { spawnSync } from "node:child_process";
@@ -47,7 +51,7 @@ export function rewriteSpecifiers(text, file, distDir = dist) {
   });
 }
 
-function build() {
+async function build() {
   const started = Date.now();
   rmSync(tscOut, { recursive: true, force: true });
   const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
@@ -71,9 +75,11 @@ function build() {
   rmSync(tscOut, { recursive: true, force: true });
   // The package's README is the repo's (gitignored copy, so npm shows the manual).
   writeFileSync(join(pkgDir, "README.md"), readFileSync(join(root, "README.md")));
+  const { buildBundle } = await import("./bundle.mjs");
+  await buildBundle(join(root, "packages/cli/src/main.ts"), join(tmp, "bundle", "cli.js"));
   rmSync(dist, { recursive: true, force: true });
   renameSync(tmp, dist);
   console.error(`build: ${files} files in ${relative(root, dist)} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) build();
+if (import.meta.url === `file://${process.argv[1]}`) await build();
