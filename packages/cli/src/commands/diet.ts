@@ -93,13 +93,9 @@ the last run to have ended completed or failed (RUN_NOT_FINISHED otherwise).
                      journal). Our tools read both.
 
 Examples:
-  hankweave-journal diet runs/x --dry-run
-  hankweave-journal diet runs/x --json
-  hankweave-journal diet runs/x --level 19
-
-Examples:
   hankweave-journal diet ./runs/x --dry-run
   hankweave-journal diet ./runs/x --json
+  hankweave-journal diet ./runs/x --level 19 --seekable
   hankweave-journal diet ./runs/x --force --bodies extended
 
 Exit codes: 0 dieted (or already dieted, re-verified), 1 refused or failed (nothing lost), 2 usage.`,
