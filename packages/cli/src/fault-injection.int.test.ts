@@ -197,12 +197,20 @@ describe("fault injection: full disks, read-only mounts, directories where files
     }, 60_000);
   }
 
+  it("diet with events.meta.json a directory refuses up front (NOT_A_REGULAR_FILE): nothing published, events.jsonl kept", async (ctx) => {
+    if (unavailable) {
+      ctx.skip();
+      return;
+    }
+    await runCase({ command: "diet (events.meta.json a directory)", argv: (e) => ["diet", e], dirAt: (e) => layoutOf(e).sidecar }, "dir");
+  });
+
   it("counts the faults survived per command", (ctx) => {
     if (unavailable) {
       ctx.skip();
       return;
     }
-    console.info(`fault injection: ${casesRun} faults survived, per command ${JSON.stringify(survived)}, 0 bytes lost`);
+    console.info(`fault injection (as root): ${casesRun} faults survived, per command ${JSON.stringify(survived)}, 0 bytes lost`);
     for (const c of CASES) expect(survived[c.command]).toBe(4);
   });
 });

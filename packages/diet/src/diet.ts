@@ -12,10 +12,11 @@ import * as fsp from "node:fs/promises";
 import { JournalError, layoutOf, type ExecLayout } from "@hankweave-journal/core";
 import { availableParallelism } from "node:os";
 import {
-  JOURNAL_ZSTD_LEVEL, OneFrameWriter, SeekableWriter, ZstdPool, fsyncDir, putBlob, sweepCasTemps,
+  JOURNAL_ZSTD_LEVEL, OneFrameWriter, SeekableWriter, ZstdPool, putBlob, sweepCasTemps,
 } from "@hankweave-journal/cas";
 import {
-  claimLockForOfflineTool, journalPresence, openRegularForRead, readSidecarStatus,
+  assertRegularFile, assertTempUsable, claimLockForOfflineTool, createTemp, errnoOf, fsyncDir, ioError, journalPresence,
+  openRegularForRead, readSidecarStatus,
 } from "@hankweave-journal/journal";
 import type { DietMode } from "./body-sites.js";
 import { scanForDiet, type DietScanResult } from "./diet-scan.js";
@@ -210,6 +211,12 @@ export async function applyDiet(exec: string, opts: DietOptions = {}): Promise<D
     if (!runOk(lastRun) && !opts.force) throw refuseRun(exec, lastRun);
     const sidecar = await readSidecarStatus(exec, before.size);
     const trusted = sidecar.status === "ok" ? sidecar.sidecar : undefined;
+    // Refuse up front what would fail after the pair is published and events.jsonl deleted (a
+    // directory at events.meta.json) or half-way (a directory at a temp name): a diet either
+    // succeeds or leaves the directory as it found it (durable-file.ts).
+    await assertRegularFile(layout.sidecar);
+    await assertTempUsable(layout.dietedJournalTmp);
+    await assertTempUsable(layout.manifestTmp);
     await hook("start", 0);
 
     await rmQuiet(layout.dietedJournalTmp);
@@ -221,7 +228,7 @@ export async function applyDiet(exec: string, opts: DietOptions = {}): Promise<D
     const blobs = { written: 0, reused: 0 };
     const inFlight = new Set<Promise<void>>();
     let blobError: unknown;
-    const zfh = await fsp.open(layout.dietedJournalTmp, "w", 0o644);
+    const zfh = await createTemp(layout.dietedJournalTmp);
     const pool = new ZstdPool();
     const compress = (data: Buffer, level: number): Promise<Buffer> => pool.compress(data, level);
     const seekable = opts.seekable === true;
@@ -281,7 +288,7 @@ export async function applyDiet(exec: string, opts: DietOptions = {}): Promise<D
       framing: seekable ? "seekable" : "one-frame",
     };
     const manifestText = Buffer.from(serializeManifest(manifest), "utf8");
-    const mfh = await fsp.open(layout.manifestTmp, "w", 0o644);
+    const mfh = await createTemp(layout.manifestTmp);
     try {
       await mfh.writeFile(manifestText);
       await mfh.sync();
@@ -332,6 +339,9 @@ export async function applyDiet(exec: string, opts: DietOptions = {}): Promise<D
       bodies: { moved: scan.moved, unique: scan.uniqueBodies, written: blobs.written, reused: blobs.reused },
       verified: true,
     };
+  } catch (e) {
+    // An OS error (a full disk, a read-only mount) is coded: NO_SPACE, READ_ONLY, …
+    throw errnoOf(e) !== undefined ? ioError(e, layout.eventsDir) : e;
   } finally {
     await fh?.close();
     if (!published) {
