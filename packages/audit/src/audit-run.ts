@@ -3,12 +3,11 @@
  * plain and dieted journals audit the same), drives the pure fold, filters, and streams rows and
  * findings to the caller.
  */
-import { layoutOf, type HankweaveState } from "@hankweave-journal/core";
+import type { HankweaveState } from "@hankweave-journal/core";
 import { openReader } from "@hankweave-journal/diet";
 import { AuditFold } from "./audit-fold.js";
 import { IndexWorker } from "./index-worker.js";
-import { feedRawLine, rawLineBatches } from "./line-feed.js";
-import { foldPlainJournal, type ParseAheadOptions } from "./parse-ahead.js";
+import { foldWithParseAhead, type ParseAheadOptions } from "./parse-ahead.js";
 import type { AuditFinding, AuditRow, RunSummary } from "./audit-types.js";
 import { summarizeRuns } from "./run-summary.js";
 
@@ -86,32 +85,16 @@ export async function streamAudit(
   const reader = await openReader(exec);
   try {
     const toLine = filter.toLine ?? Number.POSITIVE_INFINITY;
-    if (reader.kind === "plain") {
-      // A worker parses the next chunk while this thread folds the current one (parse-ahead.ts).
-      const worker = new IndexWorker(null);
-      try {
-        const seen = { line: -1, offset: -1, length: 0, count: 0, bytes: 0 };
-        await foldPlainJournal(fold, worker, layoutOf(exec).journal, { offset: 0, line: 0 }, seen, opts.parseAhead, {
-          beforeLine: (line) => line <= toLine && signal?.aborted !== true,
-          afterLine: () => (pending.length > 0 ? flush() : undefined),
-        });
-      } finally {
-        await worker.terminate();
-      }
-    } else {
-      let past = false;
-      for await (const batch of rawLineBatches(reader, layoutOf(exec).journal)) {
-        for (const raw of batch) {
-          if (raw.line > toLine) {
-            past = true;
-            break;
-          }
-          feedRawLine(fold, raw);
-          if (pending.length > 0) await flush();
-          if (signal?.aborted) break;
-        }
-        if (past || signal?.aborted) break;
-      }
+    // A worker parses the next chunk while this thread folds the current one (parse-ahead.ts).
+    const worker = new IndexWorker(null);
+    try {
+      const seen = { line: -1, offset: -1, length: 0, count: 0, bytes: 0 };
+      await foldWithParseAhead(fold, worker, reader, { offset: 0, line: 0 }, seen, opts.parseAhead, {
+        beforeLine: (line) => line <= toLine && signal?.aborted !== true,
+        afterLine: () => (pending.length > 0 ? flush() : undefined),
+      });
+    } finally {
+      await worker.terminate();
     }
     await flush();
     const totals = fold.totals;

@@ -13,18 +13,17 @@ import * as fs from "node:fs";
 import * as fsp from "node:fs/promises";
 import type Database from "better-sqlite3";
 import { sqlite } from "./sqlite.js";
-import { layoutOf } from "@hankweave-journal/core";
+import { layoutOf, type JournalReader, type LinePosition } from "@hankweave-journal/core";
 import { assertTempUsable, fsyncFile, publishTemp, removeQuietly } from "@hankweave-journal/journal";
 import { openReader } from "@hankweave-journal/diet";
 import { AuditFold, type AuditFoldSnapshot } from "./audit-fold.js";
 import { INDEX_SCHEMA_VERSION } from "./index-schema.js";
 import { IndexWorker } from "./index-worker.js";
-import { feedRawLine, rawLineBatches } from "./line-feed.js";
 import { hashPrefix, journalFingerprint, readIndexMeta, type IndexMeta } from "./index-meta.js";
 import { withIndexLock } from "./index-lock.js";
 import type { Hash } from "node:crypto";
 import { summarizeRuns } from "./run-summary.js";
-import { foldPlainJournal, type ParseAheadOptions, type Seen } from "./parse-ahead.js";
+import { foldWithParseAhead, type ParseAheadOptions, type Seen } from "./parse-ahead.js";
 
 /** Every event id of the index at `path` with its first line (to continue DUPLICATE_ID checks). */
 function loadIds(path: string): [string, number][] {
@@ -65,14 +64,17 @@ export interface IndexOptions {
 
 type Plan = { mode: "full"; reason: string } | { mode: "incremental"; meta: IndexMeta; prefix: Hash } | { mode: "unchanged"; meta: IndexMeta };
 
-async function sha256Of(fh: fsp.FileHandle, offset: number, length: number): Promise<string | null> {
-  const buf = Buffer.alloc(length);
-  const { bytesRead } = await fh.read(buf, 0, length, offset);
-  return bytesRead === length ? createHash("sha256").update(buf).digest("hex") : null;
+/** SHA-256 of the line starting at `at` (its `\n` included), read through the reader; null when there is none. */
+async function lineSha256(reader: JournalReader, at: LinePosition): Promise<string | null> {
+  for await (const c of reader.chunks({ start: at, toLine: at.line })) {
+    return c.firstOffset === at.offset ? createHash("sha256").update(c.bytes).digest("hex") : null;
+  }
+  return null;
 }
 
-async function planIndex(exec: string, kind: "plain" | "dieted", bytes: number, full: boolean): Promise<Plan> {
+async function planIndex(exec: string, reader: JournalReader, bytes: number, full: boolean): Promise<Plan> {
   if (full) return { mode: "full", reason: "--full" };
+  const kind = reader.kind;
   const meta = readIndexMeta(layoutOf(exec).index);
   if (typeof meta === "string") return { mode: "full", reason: meta };
   if (meta.kind !== kind) return { mode: "full", reason: `journal kind changed (${meta.kind} → ${kind})` };
@@ -83,13 +85,8 @@ async function planIndex(exec: string, kind: "plain" | "dieted", bytes: number, 
     return { mode: "unchanged", meta };
   }
   if (meta.lastLineOffset >= 0) {
-    const fh = await fsp.open(layoutOf(exec).journal, "r");
-    try {
-      const sha = await sha256Of(fh, meta.lastLineOffset, meta.indexedBytes - meta.lastLineOffset);
-      if (sha !== meta.lastLineSha256) return { mode: "full", reason: "the last indexed line changed" };
-    } finally {
-      await fh.close();
-    }
+    const sha = await lineSha256(reader, { line: meta.nextLine - 1, offset: meta.lastLineOffset });
+    if (sha !== meta.lastLineSha256) return { mode: "full", reason: "the last indexed line changed" };
   }
   // Touched or grown: every indexed byte must be what was indexed (a same-size middle edit too).
   const prefix = await hashPrefix(layoutOf(exec).journal, meta.indexedBytes);
@@ -164,7 +161,7 @@ async function buildIndexLocked(exec: string, opts: IndexOptions, started: numbe
   try {
     const info = await reader.info();
     const statBefore = reader.kind === "plain" ? journalFingerprint(await fsp.stat(layout.journal, { bigint: true })) : null;
-    const plan = await planIndex(exec, reader.kind, info.bytes, opts.full === true);
+    const plan = await planIndex(exec, reader, info.bytes, opts.full === true);
     if (plan.mode === "unchanged") {
       return {
         path: layout.index, mode: "unchanged", reason: null, linesRead: 0, bytesRead: 0, eventsAdded: 0, transitionsAdded: 0,
@@ -192,38 +189,16 @@ async function buildIndexLocked(exec: string, opts: IndexOptions, started: numbe
     try {
       const fold = new AuditFold(writer.sink(), snapshot, ids);
       const before = fold.totals;
-      if (reader.kind === "plain") {
-        await foldPlainJournal(fold, writer, layout.journal, start, seen, opts.parseAhead, {
-          afterChunk: () => {
-            writeback.kick();
-            return writer.flush();
-          },
-        });
-      } else {
-        for await (const batch of rawLineBatches(reader, layout.journal, start)) {
-          for (const raw of batch) {
-            seen.count += 1;
-            seen.bytes += raw.bytes.length + (raw.terminated ? 1 : 0);
-            if (raw.terminated) {
-              seen.line = raw.line;
-              seen.offset = raw.offset;
-              seen.length = raw.bytes.length + 1;
-            }
-            feedRawLine(fold, raw);
-          }
-          await writer.flush();
-        }
-      }
+      await foldWithParseAhead(fold, writer, reader, start, seen, opts.parseAhead, {
+        afterChunk: () => {
+          writeback.kick();
+          return writer.flush();
+        },
+      });
       const indexedBytes = seen.offset < 0 ? 0 : seen.offset + seen.length;
       let lastSha: string | null = null;
-      if (seen.offset >= 0 && reader.kind === "plain") {
-        const h = await fsp.open(layout.journal, "r");
-        try {
-          lastSha = await sha256Of(h, seen.offset, seen.length);
-        } finally {
-          await h.close();
-        }
-      }
+      // Only a plain journal is continued incrementally (a dieted one cannot grow): only its last line is hashed.
+      if (seen.offset >= 0 && reader.kind === "plain") lastSha = await lineSha256(reader, { line: seen.line, offset: seen.offset });
       let prefixSha256: string | null = null;
       let fingerprint: string | null = null;
       if (reader.kind === "plain") {

@@ -26,7 +26,7 @@ import { META_KEYS, type IndexMeta } from "./index-meta.js";
 import type { RunSummary } from "./audit-types.js";
 import { pushEventRow, pushFindingRow, pushRunRows, pushTransitionRow } from "./index-rows.js";
 import type { DatabaseRequest, IndexThreadReply, ScanRequest } from "./index-db.worker.js";
-import type { SharedChunk } from "./shared-chunks.js";
+import type { LineChunk } from "@hankweave-journal/core";
 
 /** Batches posted but not yet inserted before `flush` waits. */
 const MAX_IN_FLIGHT = 4;
@@ -146,18 +146,20 @@ export class IndexWorker {
   }
 
   /**
-   * Classify the lines of `chunk` in the worker: per line 0 (blank), 1 (a valid envelope that is
+   * Classify the lines of the shared `chunk` in the worker: per line 0 (blank), 1 (a valid envelope that is
    * not a `state.transition`; its id, timestamp, type and codon are the next four `strs`) or 2
    * (anything else: parse it with `parseEventLine`). Runs after the rows posted before it. The
-   * worker first claims the chunk (`chunk.claim` 0 → 1); when the main thread claimed it already
+   * worker first claims the chunk (`claim` 0 → 1); when the main thread claimed it already
    * (0 → 2: it got there first and parses the chunk itself), the result is `{kinds: null}`.
    */
-  scan(chunk: SharedChunk): Promise<ChunkScan> {
+  scan(chunk: LineChunk, claim: Int32Array): Promise<ChunkScan> {
     this.throwIfFailed();
     const seq = this.thread.seq++;
     const p = new Promise<ChunkScan>((resolve, reject) => this.scans.set(seq, { resolve, reject }));
     p.catch(() => undefined); // a read-ahead scan may be abandoned after a failure
-    const request: ScanRequest = { kind: "scan", seq, buffer: chunk.buffer, byteOffset: 0, length: chunk.length, lines: chunk.lines, claim: chunk.claim };
+    const bytes = chunk.bytes;
+    if (!(bytes.buffer instanceof SharedArrayBuffer)) throw new TypeError("IndexWorker.scan needs a shared chunk (reader.chunks({shared: true}))");
+    const request: ScanRequest = { kind: "scan", seq, buffer: bytes.buffer, byteOffset: bytes.byteOffset, length: bytes.length, lines: chunk.lines, claim };
     this.thread.worker.postMessage(request);
     return p;
   }

@@ -1,7 +1,9 @@
 /**
- * Folding a plain journal with a worker thread parsing ahead (used by `index` and `audit`).
+ * Folding a journal with a worker thread parsing ahead (used by `index` and `audit`, plain and
+ * dieted journals alike).
  *
- * The journal is read in chunks of whole lines into shared memory (`SharedChunkReader`). Chunk
+ * The journal is read through the reader's raw chunks in shared memory
+ * (`reader.chunks({shared: true})`, the contract's fast path). Chunk
  * k+1 is handed to the worker (`IndexWorker.scan`) while chunk k is folded here, unless the worker
  * is behind with its inserts (more than MAX_BACKLOG_TO_SCAN row batches pending): then this thread
  * parses it. A chunk handed over is parsed by whichever thread claims it first (Atomics on
@@ -17,17 +19,19 @@
  * of the parse, most of it V8's slow path for the 17-digit costs). So the fold sees the same
  * events and findings, in the same order, whoever parsed a chunk (tests compare all three ways).
  */
-import { isBlankLine, parseEventLine, tornTailFinding, typeFilter, type ScanStart } from "@hankweave-journal/journal";
+import type { JournalReader, LineChunk, LinePosition } from "@hankweave-journal/core";
+import { isBlankLine, parseEventLine, tornTailFinding, typeFilter } from "@hankweave-journal/journal";
 import { HotTransitionParser } from "@hankweave-journal/state";
 import type { AuditFold } from "./audit-fold.js";
 import type { ChunkScan, IndexWorker } from "./index-worker.js";
-import { SharedChunkReader, type SharedChunk } from "./shared-chunks.js";
 
 const NEWLINE = 10;
 /** Where the id string starts in a line matched by the hot templates (`{"id":"`). */
 const ID_AT = 7;
 /** Sniffs a canonical `state.transition` envelope prefix (true), another type (false), or cannot tell. */
 const TRANSITION_SNIFF = typeFilter(["state.transition"])!.sniffAt;
+/** Bytes per shared chunk (a chunk is larger when one line is longer). */
+export const SHARED_CHUNK_BYTES = 2 * 1024 * 1024;
 /** Row batches the worker may have pending and still be asked to parse the next chunk. */
 const MAX_BACKLOG_TO_SCAN = 1;
 
@@ -42,7 +46,7 @@ export interface Seen {
 
 /** Read size and who parses (the defaults suit production; tests use tiny chunks and each parser). */
 export interface ParseAheadOptions {
-  /** Bytes per read (default SHARED_CHUNK_BYTES). */
+  /** Bytes per chunk (default SHARED_CHUNK_BYTES). */
   chunkBytes?: number;
   /** `both` (default: the worker, unless this thread gets to a chunk first), or only `main` / only `worker`. */
   parser?: "both" | "main" | "worker";
@@ -59,35 +63,48 @@ export interface FoldHooks {
 }
 
 /**
- * Fold the plain journal `journal` from `start` into `fold` (see the module comment), counting
- * lines and bytes into `seen`. Returns false when `hooks.beforeLine` stopped it.
+ * Fold the journal of `reader` from `start` into `fold` (see the module comment), counting lines
+ * and bytes into `seen`. Returns false when `hooks.beforeLine` stopped it.
  */
-export async function foldPlainJournal(
-  fold: AuditFold, worker: IndexWorker, journal: string, start: ScanStart, seen: Seen, opts: ParseAheadOptions = {}, hooks: FoldHooks = {},
+export async function foldWithParseAhead(
+  fold: AuditFold, worker: IndexWorker, reader: JournalReader, start: LinePosition, seen: Seen, opts: ParseAheadOptions = {}, hooks: FoldHooks = {},
 ): Promise<boolean> {
-  const chunks = new SharedChunkReader(journal, start, opts.chunkBytes);
+  const chunks = reader.chunks({ start, shared: true, chunkBytes: opts.chunkBytes ?? SHARED_CHUNK_BYTES })[Symbol.asyncIterator]();
   const parser = opts.parser ?? "both";
-  /** The next chunk and its scan by the worker; no scan (claimed here) when the worker is busy inserting. */
-  const read = async (): Promise<[SharedChunk, Promise<ChunkScan> | null] | null> => {
-    const c = await chunks.next();
-    if (c === null) return null;
-    if (parser === "main" || (parser === "both" && worker.backlog > MAX_BACKLOG_TO_SCAN)) {
+  /** Who parses the chunk: 0 nobody yet, 1 the worker, 2 this thread (Atomics.compareExchange). */
+  type Claimed = { chunk: LineChunk; claim: Int32Array };
+  /** The next chunk and its scan by the worker; no scan (claimed here) when the worker is busy inserting or for the torn fragment. */
+  const read = async (): Promise<[Claimed, Promise<ChunkScan> | null] | null> => {
+    const r = await chunks.next();
+    if (r.done) return null;
+    const c: Claimed = { chunk: r.value, claim: new Int32Array(new SharedArrayBuffer(4)) };
+    if (!c.chunk.terminated || parser === "main" || (parser === "both" && worker.backlog > MAX_BACKLOG_TO_SCAN)) {
       Atomics.store(c.claim, 0, 2);
       return [c, null];
     }
-    return [c, worker.scan(c)];
+    return [c, worker.scan(c.chunk, c.claim)];
   };
   const { beforeLine, afterLine } = hooks;
   const hot = new HotTransitionParser();
   try {
     let cur = await read();
     while (cur !== null) {
-      const [chunk, scan] = cur;
+      const [{ chunk, claim }, scan] = cur;
       const next = await read();
+      if (!chunk.terminated) {
+        // The torn fragment (always the last chunk).
+        if (beforeLine !== undefined && !beforeLine(chunk.firstLine)) return false;
+        seen.count += 1;
+        seen.bytes += chunk.bytes.length;
+        fold.finding(tornTailFinding({ line: chunk.firstLine, offset: chunk.firstOffset, bytes: chunk.bytes, terminated: false }));
+        if (afterLine !== undefined) await afterLine();
+        cur = next;
+        continue;
+      }
       // Parse the chunk here when the worker was not asked to or has not started on it.
-      const mine = scan === null || (parser === "both" && Atomics.compareExchange(chunk.claim, 0, 0, 2) === 0);
+      const mine = scan === null || (parser === "both" && Atomics.compareExchange(claim, 0, 0, 2) === 0);
       const { kinds, strs } = mine ? { kinds: null, strs: null } : await (scan as Promise<ChunkScan>);
-      const buf = Buffer.from(chunk.buffer, 0, chunk.length);
+      const buf = chunk.bytes;
       let s = 0;
       let from = 0;
       let line = chunk.firstLine;
@@ -128,16 +145,8 @@ export async function foldPlainJournal(
       await hooks.afterChunk?.();
       cur = next;
     }
-    const end = chunks.end();
-    if (end.tail !== null) {
-      if (beforeLine !== undefined && !beforeLine(end.tailLine)) return false;
-      seen.count += 1;
-      seen.bytes += end.tail.length;
-      fold.finding(tornTailFinding({ line: end.tailLine, offset: end.tailOffset, bytes: end.tail, terminated: false }));
-      if (afterLine !== undefined) await afterLine();
-    }
     return true;
   } finally {
-    await chunks.close();
+    await chunks.return?.();
   }
 }

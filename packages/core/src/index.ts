@@ -14,7 +14,7 @@ export {
 export type { EventCategory } from "./catalog.js";
 export type {
   JournalEvent, JournalRecord, RawLine, Finding, FindingSeverity, LineRange, ScanOptions, JournalInfo,
-  PageResult, JournalReader,
+  PageResult, JournalReader, LinePosition, LineChunk, ChunkOptions,
 } from "./reader-contract.js";
 export type {
   TokenUsage, CodonStatus, RunStatus, LoopContext, CodonExecution, StartingConditions, Run, HankweaveState,

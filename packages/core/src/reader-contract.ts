@@ -44,6 +44,49 @@ export interface RawLine {
   terminated: boolean;
 }
 
+/** A line start in the original events.jsonl: its byte offset and its number (from an earlier scan). */
+export interface LinePosition {
+  line: number;
+  offset: number;
+}
+
+/**
+ * A run of whole physical lines in one buffer: the bulk readers' fast path (`JournalReader.chunks`).
+ * The caller splits it on `\n` itself; line `firstLine + k` is the k-th line of `bytes`.
+ */
+export interface LineChunk {
+  /**
+   * The lines' original bytes, each followed by its `\n`; when `terminated` is false, exactly the
+   * unterminated final fragment (one line, no `\n`). Blank and corrupt lines are included as they are.
+   */
+  bytes: Buffer;
+  /** Number of the first line in `bytes`. */
+  firstLine: number;
+  /** Offset of the first line in the original events.jsonl (line k starts at firstOffset + its index in `bytes`). */
+  firstOffset: number;
+  /** Number of lines in `bytes` (1 for the torn fragment). */
+  lines: number;
+  /** False only for the last chunk of a journal that does not end with `\n` (a torn tail). */
+  terminated: boolean;
+}
+
+/** Options of `JournalReader.chunks`. */
+export interface ChunkOptions extends LineRange {
+  /**
+   * Start reading at this line start instead of line 0 (a position an earlier scan of the same
+   * journal gave, e.g. where an incremental index stopped). Trusted, not checked. `fromLine`
+   * defaults to `start.line`.
+   */
+  start?: LinePosition;
+  /** Bytes per chunk, at least (a chunk is larger when one line is longer). Default: the reader's choice. */
+  chunkBytes?: number;
+  /**
+   * Each chunk in its own SharedArrayBuffer that the caller owns (may keep it, post it to a worker
+   * thread). Default false: chunks may be views of reused buffers, valid until the iterator advances.
+   */
+  shared?: boolean;
+}
+
 export type FindingSeverity = "error" | "warning" | "info";
 
 /** Something a read-only tool noticed; never thrown. `code` is stable (UPPER_SNAKE). */
@@ -98,6 +141,13 @@ export interface JournalReader {
   readonly exec: string;
   /** Every physical line in order (blank, corrupt and the torn fragment included). */
   lines(range?: LineRange): AsyncIterable<RawLine>;
+  /**
+   * The physical lines of the range as raw chunks of whole lines, in order, with their line numbers
+   * and original offsets: the fast path of readers that look at every line (audit, index, rebuild).
+   * Nothing is parsed and nothing is reported: the caller classifies blank, corrupt and torn lines
+   * (the same bytes `lines()` yields, split on `\n`). Memory: the largest line plus a few chunks.
+   */
+  chunks(opts?: ChunkOptions): AsyncIterable<LineChunk>;
   /** Parsed events in file order; findings through `opts.onFinding`. */
   events(opts?: ScanOptions): AsyncIterable<JournalRecord>;
   /** The event on line `line`; null when that line is blank or corrupt; throws LINE_OUT_OF_RANGE past the end. Records returned own their bytes. */

@@ -6,10 +6,10 @@
 import * as fsp from "node:fs/promises";
 import {
   JournalError, layoutOf,
-  type JournalInfo, type JournalReader, type JournalRecord, type LineRange, type PageResult, type RawLine,
+  type ChunkOptions, type LineChunk, type JournalInfo, type JournalReader, type JournalRecord, type LineRange, type PageResult, type RawLine,
   type ScanOptions,
 } from "@hankweave-journal/core";
-import { eventsFromRawLines, isBlankLine, parseEventLine, sniffEventType } from "@hankweave-journal/journal";
+import { chunksFromStream, eventsFromRawLines, isBlankLine, parseEventLine, sniffEventType } from "@hankweave-journal/journal";
 import { DietedSource } from "./dieted-source.js";
 import { readManifest } from "./manifest.js";
 import { listBlobs } from "@hankweave-journal/cas";
@@ -26,6 +26,11 @@ class DietedReader implements JournalReader {
     for await (const l of this.src.pointerLines(from, to)) {
       yield { line: l.line, offset: l.offset, bytes: await this.src.originalBytes(l), terminated: l.terminated };
     }
+  }
+
+  /** The contract's raw chunks, over the rehydrated original bytes (every body read and verified). */
+  chunks(opts: ChunkOptions = {}): AsyncGenerator<LineChunk> {
+    return chunksFromStream(this.src.originalParts(), opts);
   }
 
   /** Lines for `events`: rewritten lines of unwanted types are skipped before any CAS read. */

@@ -7,7 +7,10 @@ export type { IdSource } from "./envelope.js";
 export { sniffEventType, sniffTypeSpan, typeSniffer, parseEventLine, isBlankLine, envelopeProblem } from "./line-parse.js";
 export type { LineParse } from "./line-parse.js";
 export type { TypeFilter } from "./plain-reader.js";
-export { scanRawLines, scanRawLineBatches, countNewlines, READ_CHUNK_BYTES } from "./line-scanner.js";
+export {
+  scanRawLines, scanRawLineBatches, countNewlines, READ_CHUNK_BYTES, chunkLines, chunksFromStream, chunksFromLines, fileByteRead, iterableByteRead,
+} from "./line-scanner.js";
+export type { ByteRead, ChunkLinesOptions } from "./line-scanner.js";
 export type { ScanStart, NewlineCount } from "./line-scanner.js";
 export {
   readSidecarStatus, writeSidecar, parseSidecar, serializeSidecar,

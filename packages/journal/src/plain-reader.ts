@@ -1,17 +1,19 @@
 /**
  * The streaming reader of a plain `events.jsonl` (SPEC §3), implementing the shared JournalReader
- * contract. Random access (getLine, page, tail) is exact and uses a sparse in-memory index of
+ * contract (its bulk fast path `chunks()` included). Random access (getLine, page, tail) is exact and uses a sparse in-memory index of
  * line → offset anchors learned while scanning; no sidecar is trusted for positions.
  */
 import type { FileHandle } from "node:fs/promises";
 import {
   JournalError, layoutOf,
-  type Finding, type JournalInfo, type JournalReader, type JournalRecord, type LineRange, type PageResult,
-  type RawLine, type ScanOptions,
+  type ChunkOptions, type Finding, type JournalInfo, type JournalReader, type JournalRecord, type LineChunk, type LineRange,
+  type PageResult, type RawLine, type ScanOptions,
 } from "@hankweave-journal/core";
 import { journalPresence, missingJournalError, openRegularForRead } from "./fs-checks.js";
 import { isBlankLine, parseEventLine, typeSnifferAt } from "./line-parse.js";
-import { READ_CHUNK_BYTES, scanLineChunks, scanRawLineBatches, visitLineChunks, type LineVisitor } from "./line-scanner.js";
+import {
+  READ_CHUNK_BYTES, chunkLines, fileByteRead, scanLineChunks, scanRawLineBatches, visitLineChunks, type LineVisitor,
+} from "./line-scanner.js";
 import { readSidecarStatus } from "./sidecar.js";
 
 /** A scan records an anchor (line → offset) every this many lines, for getLine/page/tail. */
@@ -276,12 +278,26 @@ class PlainReader implements JournalReader {
   }
 
   /**
-   * Run `visit` on each physical line of `range` in place in the read chunks (no view, no object
-   * per line; the bytes are valid during the call only), yielding once per read chunk so the caller
-   * can stop or check a signal between chunks. Not part of the JournalReader contract: the rebuild's
-   * fast path (`@hankweave-journal/state`) finds it on plain readers; everyone else uses `events()`.
+   * The contract's raw chunks (`JournalReader.chunks`), read from the file with the next read in
+   * flight; every chunk start becomes an anchor for getLine/page/tail. Without `start`, reading
+   * begins at the best anchor before `fromLine`.
    */
-  async *visitLines(visit: LineVisitor<never>, range: LineRange = {}): AsyncGenerator<void> {
+  async *chunks(opts: ChunkOptions = {}): AsyncGenerator<LineChunk> {
+    await this.validateAnchors();
+    const start = opts.start ?? this.bestAnchor(opts.fromLine ?? 0);
+    const range = { ...opts, fromLine: opts.fromLine ?? start.line };
+    for await (const chunk of chunkLines(fileByteRead(this.fh, start.offset), start, range)) {
+      if (chunk.terminated) this.addAnchor(chunk.firstLine, chunk.firstOffset);
+      yield chunk;
+    }
+  }
+
+  /**
+   * Run `visit` on each physical line of `range` in place in the read chunks (no view, no object
+   * per line; the bytes are valid during the call only), yielding once per read chunk. Internal
+   * (getLine); other readers of every line use `chunks()`.
+   */
+  private async *visitLines(visit: LineVisitor<never>, range: LineRange = {}): AsyncGenerator<void> {
     const from = range.fromLine ?? 0;
     const to = range.toLine ?? Number.POSITIVE_INFINITY;
     if (from > to) return;

@@ -5,7 +5,7 @@
 import type { Finding, HankweaveState, JournalReader } from "@hankweave-journal/core";
 import { openReader } from "@hankweave-journal/diet";
 import { FOLD_TYPES, NATIVE_FOLD_TYPES, StateFolder, type FoldResult } from "./state-folder.js";
-import { canVisitLines, foldLines } from "./fold-lines.js";
+import { foldLines } from "./fold-lines.js";
 import { readSavedStates, savedStateOf, type SavedStates } from "./state-file.js";
 
 export interface FoldOptions {
@@ -53,7 +53,10 @@ export async function foldJournal(reader: JournalReader, opts: FoldOptions = {})
   if (range.toLine !== undefined && range.toLine < (range.fromLine ?? 0)) {
     return { ...folder.result(opts.saved ?? null), folder };
   }
-  if (canVisitLines(reader)) {
+  // A plain journal is read whole through the raw chunks (a skipped line costs its newline search
+  // and type sniff); a dieted one through events({types}), which never reads the CAS bodies of
+  // lines it skips (its chunks would rehydrate every one).
+  if (reader.kind === "plain") {
     await foldLines(reader, folder, types, range, opts.signal);
     return { ...folder.result(opts.saved ?? null), folder };
   }

@@ -7,9 +7,10 @@
 import * as fsp from "node:fs/promises";
 import {
   JournalError, layoutOf,
-  type JournalInfo, type JournalReader, type JournalRecord, type LineRange, type PageResult, type RawLine, type ScanOptions,
+  type ChunkOptions, type JournalInfo, type JournalReader, type JournalRecord, type LineChunk, type LineRange, type PageResult, type RawLine,
+  type ScanOptions,
 } from "@hankweave-journal/core";
-import { eventsFromRawLines, isBlankLine, parseEventLine } from "@hankweave-journal/journal";
+import { chunksFromLines, eventsFromRawLines, isBlankLine, parseEventLine } from "@hankweave-journal/journal";
 import type { DietManifest } from "../manifest.js";
 import type { ExtSource } from "./ext-source.js";
 import { openExtSource } from "./ext-diet.js";
@@ -44,6 +45,11 @@ class ExtReader implements JournalReader {
         yield { line, offset: d.offsets[i], bytes: typeof l === "string" ? Buffer.from(l, "utf8") : l, terminated: this.src.terminated(line) };
       }
     }
+  }
+
+  /** The contract's raw chunks, built from the rebuilt lines. */
+  chunks(opts: ChunkOptions = {}): AsyncGenerator<LineChunk> {
+    return chunksFromLines((range) => this.lines(range), opts);
   }
 
   events(opts: ScanOptions = {}): AsyncGenerator<JournalRecord> {

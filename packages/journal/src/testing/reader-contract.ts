@@ -4,7 +4,7 @@
  * journal bytes with the independent oracle in `journal-oracle.ts`.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Finding, JournalReader, JournalRecord, RawLine } from "@hankweave-journal/core";
+import type { ChunkOptions, Finding, JournalReader, JournalRecord, LineChunk, RawLine } from "@hankweave-journal/core";
 import { isJournalError } from "@hankweave-journal/core";
 import { journalOracle, oracleFiltered, type Oracle } from "./journal-oracle.js";
 import { randomJournal, readerContractCases } from "./journal-cases.js";
@@ -22,6 +22,43 @@ const findingView = (f: Finding | { code: string; line: number; byteOffset: numb
 async function collectLines(it: AsyncIterable<RawLine>) {
   const out = [];
   for await (const l of it) out.push(rawView(l));
+  return out;
+}
+
+/**
+ * The physical lines of `reader.chunks(opts)`, split on `\n`, checking each chunk's own numbers
+ * (lines, offsets, the final `\n`) on the way. Bytes are copied before the iterator advances.
+ */
+async function collectChunkLines(reader: JournalReader, opts: ChunkOptions = {}) {
+  const out: ReturnType<typeof rawView>[] = [];
+  const kept: { chunk: LineChunk; copy: Buffer }[] = [];
+  let torn = 0;
+  for await (const c of reader.chunks(opts)) {
+    expect(c.lines).toBeGreaterThan(0);
+    if (opts.shared) {
+      expect(c.bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
+      kept.push({ chunk: c, copy: Buffer.from(c.bytes) });
+    }
+    if (!c.terminated) {
+      torn += 1;
+      expect(c.lines).toBe(1);
+      expect(c.bytes.includes(10)).toBe(false);
+      out.push(rawView({ line: c.firstLine, offset: c.firstOffset, bytes: c.bytes, terminated: false }));
+      continue;
+    }
+    expect(c.bytes[c.bytes.length - 1]).toBe(10);
+    let from = 0;
+    let line = c.firstLine;
+    for (let nl = c.bytes.indexOf(10); nl >= 0; nl = c.bytes.indexOf(10, from)) {
+      out.push(rawView({ line, offset: c.firstOffset + from, bytes: c.bytes.subarray(from, nl), terminated: true }));
+      line += 1;
+      from = nl + 1;
+    }
+    expect(line - c.firstLine).toBe(c.lines);
+  }
+  expect(torn).toBeLessThanOrEqual(1);
+  // Shared chunks belong to the caller: still intact after the scan went on.
+  for (const k of kept) expect(Buffer.from(k.chunk.bytes).equals(k.copy)).toBe(true);
   return out;
 }
 
@@ -58,6 +95,34 @@ function checkJournal(name: string, bytes: () => Buffer, setup: ReaderSetup): vo
       for (const [from, to] of [[0, 0], [1, 3], [Math.floor(n / 2), n - 1], [n - 1, n + 5], [n + 1, n + 2], [3, 1]]) {
         const want = o.lines.filter((l) => l.line >= from && l.line <= to).map(rawView);
         expect(await collectLines(reader.lines({ fromLine: from, toLine: to }))).toEqual(want);
+      }
+    });
+
+    it("chunks() holds every physical line, with exact line numbers, offsets and bytes, at any chunk size, shared or not", async () => {
+      const want = o.lines.map(rawView);
+      expect(await collectChunkLines(reader)).toEqual(want);
+      for (const chunkBytes of [1, 7, 64, 1000]) {
+        expect(await collectChunkLines(reader, { chunkBytes })).toEqual(want);
+        expect(await collectChunkLines(reader, { chunkBytes, shared: true })).toEqual(want);
+      }
+    });
+
+    it("chunks({fromLine, toLine}) holds exactly the requested slice", async () => {
+      const n = o.lines.length;
+      for (const [from, to] of [[0, 0], [1, 3], [Math.floor(n / 2), n - 1], [n - 1, n + 5], [n + 1, n + 2], [3, 1]]) {
+        const want = o.lines.filter((l) => l.line >= from && l.line <= to).map(rawView);
+        expect(await collectChunkLines(reader, { fromLine: from, toLine: to })).toEqual(want);
+        expect(await collectChunkLines(reader, { fromLine: from, toLine: to, chunkBytes: 16, shared: true })).toEqual(want);
+      }
+    });
+
+    it("chunks({start}) continues from a line start an earlier scan gave", async () => {
+      for (const k of [0, 1, Math.floor(o.lines.length / 2), o.lines.length - 1]) {
+        const at = o.lines[k];
+        if (at === undefined) continue;
+        const want = o.lines.filter((l) => l.line >= k).map(rawView);
+        expect(await collectChunkLines(reader, { start: { line: at.line, offset: at.offset } })).toEqual(want);
+        expect(await collectChunkLines(reader, { start: { line: at.line, offset: at.offset }, chunkBytes: 5 })).toEqual(want);
       }
     });
 

@@ -2,22 +2,21 @@ import { appendFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { layoutOf } from "@hankweave-journal/core";
-import { openReader } from "@hankweave-journal/diet";
+import { applyDiet, openReader } from "@hankweave-journal/diet";
 import { eventsFromRawLines } from "@hankweave-journal/journal";
 import { describe, expect, it } from "vitest";
 import { AuditFold } from "./audit-fold.js";
 import { IndexWorker } from "./index-worker.js";
-import { feedRawLine, rawLineBatches } from "./line-feed.js";
-import { foldPlainJournal, type ParseAheadOptions } from "./parse-ahead.js";
+import { foldWithParseAhead, type ParseAheadOptions } from "./parse-ahead.js";
 import { CONF, SMALL_JOURNALS, copyExecution, journalLines, plantDefects, writeJournal } from "./testing/plant.js";
 import { conformancePresent } from "./testing/conformance-notice.js";
 import { writeSyntheticExecution } from "./testing/synthetic.js";
 
-type Mode = "slow" | "raw" | ParseAheadOptions;
+type Mode = "slow" | ParseAheadOptions;
 
 /**
- * Everything a fold reports, fed through the reader's own parse (slow), through `feedRawLine`
- * over raw line batches (raw), or through `foldPlainJournal` with the given parse-ahead options.
+ * Everything a fold reports, fed through the reader's own parse (slow) or through
+ * `foldWithParseAhead` (the reader's shared raw chunks) with the given parse-ahead options.
  */
 async function foldOutput(exec: string, mode: Mode): Promise<unknown[]> {
   const out: unknown[] = [];
@@ -29,13 +28,11 @@ async function foldOutput(exec: string, mode: Mode): Promise<unknown[]> {
       for await (const rec of eventsFromRawLines(reader.lines(), { onFinding: (f) => fold.finding(f) })) {
         fold.event({ line: rec.line, offset: rec.offset, size: rec.bytes.length, event: rec.event });
       }
-    } else if (mode === "raw") {
-      for await (const batch of rawLineBatches(reader, layoutOf(exec).journal)) for (const raw of batch) feedRawLine(fold, raw);
     } else {
       const worker = new IndexWorker(null);
       try {
         const seen = { line: -1, offset: -1, length: 0, count: 0, bytes: 0 };
-        await foldPlainJournal(fold, worker, layoutOf(exec).journal, { offset: 0, line: 0 }, seen, mode);
+        await foldWithParseAhead(fold, worker, reader, { offset: 0, line: 0 }, seen, mode);
       } finally {
         await worker.terminate();
       }
@@ -47,7 +44,7 @@ async function foldOutput(exec: string, mode: Mode): Promise<unknown[]> {
   return out;
 }
 
-const MODES: Mode[] = ["raw", {}, { chunkBytes: 600, parser: "main" }, { chunkBytes: 600, parser: "worker" }, { chunkBytes: 3000, parser: "both" }];
+const MODES: Mode[] = [{}, { chunkBytes: 600, parser: "main" }, { chunkBytes: 600, parser: "worker" }, { chunkBytes: 3000, parser: "both" }];
 
 async function expectSame(exec: string): Promise<{ codes: string[] }> {
   const slow = await foldOutput(exec, "slow");
@@ -60,7 +57,7 @@ async function expectSame(exec: string): Promise<{ codes: string[] }> {
   return { codes };
 }
 
-describe("feedRawLine and the parse-ahead fold (each parser, tiny chunks) give the fold exactly what the reader's line parse gives it", () => {
+describe("the parse-ahead fold (each parser, tiny chunks) gives the fold exactly what the reader's line parse gives it", () => {
   it("on a synthetic execution with every outcome", async () => {
     const exec = mkdtempSync(path.join(os.tmpdir(), "hw-feed-"));
     writeSyntheticExecution(exec, { repeat: 3, fillerPerAttempt: 3, fillerBytes: 300 });
@@ -86,6 +83,12 @@ describe("feedRawLine and the parse-ahead fold (each parser, tiny chunks) give t
     appendFileSync(j, Buffer.concat([Buffer.from(`{"id":"u","timestamp":"${t}","type":"info","data":"`), Buffer.from([0xff, 0xfe]), Buffer.from('"}\n{"id":"torn"')]));
     const r = await expectSame(exec);
     expect(new Set(r.codes)).toEqual(new Set(["CORRUPT_LINE", "INVALID_UTF8", "TORN_TAIL", "DUPLICATE_ID", "BAD_TIMESTAMP", "TIME_BACKWARDS"]));
+    // The same journal dieted: the fold reads the dieted reader's chunks (rehydrated bytes).
+    const plain = await foldOutput(exec, "slow");
+    await applyDiet(exec, { force: true });
+    expect((await openReader(exec).then(async (rd) => [rd.kind, await rd.close()]))[0]).toBe("dieted");
+    expect(await foldOutput(exec, {})).toEqual(plain);
+    expect(await foldOutput(exec, { chunkBytes: 600, parser: "main" })).toEqual(plain);
     rmSync(exec, { recursive: true, force: true });
   });
 
