@@ -329,15 +329,6 @@ export function resolvePath(path: BlamePath, state: HankweaveState): { ri: numbe
   return { ri, ci };
 }
 
-/** A reader that shows its lines in place (the plain reader), as rebuild's fast path uses it. */
-interface LineVisitingReader {
-  visitLines(visit: (buf: Buffer, start: number, end: number, line: number, offset: number, terminated: boolean) => undefined): AsyncGenerator<void>;
-}
-
-function canVisitLines(reader: unknown): reader is LineVisitingReader {
-  return typeof (reader as Partial<LineVisitingReader>).visitLines === "function";
-}
-
 const ID_PREFIX = Buffer.from('{"id":"', "latin1");
 
 /** The id of a canonical line (`{"id":"…",…`), read from its bytes; any other line is parsed. */
@@ -401,8 +392,8 @@ export async function blameMany(exec: string, pathTexts: readonly string[], opts
       tracker.feed(rec);
       if (origin === "foreign") folder.feed(rec);
     };
-    if (canVisitLines(reader)) {
-      // The plain journal's fast path (as rebuild's fold-lines): lines of other types cost a type
+    if (reader.kind === "plain") {
+      // The plain journal's fast path through the reader's raw chunks (as rebuild's fold-lines): lines of other types cost a type
       // sniff; a hot transition is read by HotTransitionParser without JSON.parse, its id only
       // read when it changed a watched value; every other line goes through the reader's parse.
       const filter = typeFilter(FOLD_TYPES)!;
@@ -425,7 +416,18 @@ export async function blameMany(exec: string, pathTexts: readonly string[], opts
         if (rec !== undefined) feed(rec);
         return undefined;
       };
-      for await (const _ of reader.visitLines(visit)) {
+      for await (const chunk of reader.chunks()) {
+        const buf = chunk.bytes;
+        if (!chunk.terminated) {
+          visit(buf, 0, buf.length, chunk.firstLine, chunk.firstOffset, false);
+          continue;
+        }
+        let line = chunk.firstLine;
+        for (let start = 0; start < buf.length; line++) {
+          const end = buf.indexOf(10, start);
+          visit(buf, start, end, line, chunk.firstOffset + start, true);
+          start = end + 1;
+        }
         if (opts.signal?.aborted) throw opts.signal.reason;
       }
     } else {
