@@ -49,6 +49,26 @@ function fromError(e: unknown, fallbackCode: string): Finding {
  * I/O error; everything else is a finding.
  * @example const r = await verifyExecution("/runs/x", { deep: true }); r.ok
  */
+/** Complete lines that `JSON.parse` accepts (the reference runtime's totalEvents), through the transparent reader. */
+async function runtimeEventCount(exec: string): Promise<number> {
+  const reader = await openReader(exec);
+  let n = 0;
+  try {
+    for await (const l of reader.lines()) {
+      if (!l.terminated) continue;
+      try {
+        JSON.parse(l.bytes.toString("utf8"));
+        n++;
+      } catch {
+        // not counted
+      }
+    }
+  } finally {
+    await reader.close();
+  }
+  return n;
+}
+
 export async function verifyExecution(exec: string, opts: { deep?: boolean } = {}): Promise<VerifyReport> {
   const deep = opts.deep === true;
   const layout = layoutOf(exec);
@@ -117,7 +137,10 @@ export async function verifyExecution(exec: string, opts: { deep?: boolean } = {
     await run("manifest", async () => {
       try {
         const m = await readManifest(layout);
-        if (m.totalEvents !== events) {
+        // totalEvents is what the reference runtime counts (SPEC §5.1: complete lines JSON.parse
+        // accepts, `123`/`null`/`{}` included), which our event count excludes: count that way
+        // too before calling a manifest wrong (only when the counts differ: one more scan).
+        if (m.totalEvents !== events && m.totalEvents !== (await runtimeEventCount(exec))) {
           findings.push(finding("MANIFEST_INVALID", `journal.meta.json says ${m.totalEvents} events, the journal has ${events}`, {
             details: { path: layout.manifest, field: "totalEvents", expected: events, actual: m.totalEvents },
           }));

@@ -361,7 +361,7 @@ async function alreadyDieted(exec: string): Promise<DietResult> {
   const src = await DietedSource.open(layout, v.manifest);
   try {
     for await (const l of src.pointerLines()) {
-      if (l.rewritten) for (const p of findPointers(l.pointer.toString("utf8"))) shas.add(p.sha256);
+      if (l.rewritten) for (const p of l.spans ?? findPointers(l.pointer.toString("latin1"))) shas.add(p.sha256);
     }
   } finally {
     await src.close();

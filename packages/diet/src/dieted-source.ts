@@ -12,14 +12,14 @@
  * and its original offset. A missing or corrupt body throws; nothing is ever partially yielded.
  */
 import { closeSync, fstatSync } from "node:fs";
-import { JournalError, type ExecLayout } from "@hankweave-journal/core";
+import { JournalError, isSha256Hex, type ExecLayout } from "@hankweave-journal/core";
 import {
   OneFrameReader, decompressLimitFor, decompressZstd, readExactlySync, readSeekTableSync, type SeekTable,
 } from "@hankweave-journal/cas";
 import { openRegularSync } from "@hankweave-journal/journal";
 import { checkRewritten, type DietManifest, type FrameIndexEntry } from "./manifest.js";
 import { BodyCache } from "./body-cache.js";
-import { POINTER_MARKER, findPointers, spliceBodyBytes, type PointerSpan } from "./rehydrate.js";
+import { POINTER_MARKER, findPointerCandidates, findPointers, spliceBodyBytes, type PointerSpan } from "./rehydrate.js";
 import { compatibleSiteContainer, isCasShaped } from "./body-sites.js";
 
 /** A foreign `.zst` (no seek table) is decompressed in memory whole: refused above this size. */
@@ -37,6 +37,8 @@ export interface PointerLine {
   /** Original length without the `\n` (known without CAS reads). */
   originalLength: number;
   terminated: boolean;
+  /** The pointer spans to rehydrate, when only some of the line's pointer-shaped spans are pointers (a runtime-made diet). */
+  spans?: PointerSpan[];
 }
 
 function mismatch(what: string, expected: unknown, actual: unknown): JournalError {
@@ -227,13 +229,16 @@ export class DietedSource {
       const nl = data.indexOf(NEWLINE, from);
       const end = nl < 0 ? data.length : nl;
       const pointer = data.subarray(from, end);
-      const rewritten = pointer.indexOf(POINTER_MARKER) >= 0;
+      // Only the contentRef at a compatible body site is a pointer (SPEC §5.1); the unterminated
+      // final fragment is never one (the runtime's reader emits it verbatim).
+      const spans = nl >= 0 ? foreignSpans(pointer) : null;
+      const rewritten = spans !== null;
       let originalLength = pointer.length;
-      if (rewritten) {
+      if (spans !== null) {
         // Lengths of rehydrated lines need the bodies: the foreign path reads them eagerly.
-        originalLength = (await this.rehydrate(pointer)).length;
+        originalLength = (await this.rehydrate(pointer, undefined, spans)).length;
       }
-      lines.push({ line: lines.length, offset, pointer, rewritten, originalLength, terminated: nl >= 0 });
+      lines.push({ line: lines.length, offset, pointer, rewritten, originalLength, terminated: nl >= 0, ...(spans ? { spans } : {}) });
       offset += originalLength + (nl >= 0 ? 1 : 0);
       from = end + 1;
     }
@@ -243,12 +248,12 @@ export class DietedSource {
   }
 
   /** Original bytes of a pointer line (CAS bodies read lazily and verified). */
-  async rehydrate(pointer: Buffer, expectedLength?: number): Promise<Buffer> {
-    const spans = findPointers(pointer.toString("latin1"));
+  async rehydrate(pointer: Buffer, expectedLength?: number, only?: PointerSpan[]): Promise<Buffer> {
+    const spans = only ?? findPointers(pointer.toString("latin1"));
     if (spans.length === 0) throw mismatch("a rewritten line holds no contentRef", ">= 1", 0);
     const bodies = new Map<string, Buffer>();
     for (const s of spans) if (!bodies.has(s.sha256)) bodies.set(s.sha256, await this.bodies.get(s.sha256, s.bytes));
-    const out = spliceBodyBytes(pointer, (sha) => bodies.get(sha)!);
+    const out = spliceBodyBytes(pointer, (sha) => bodies.get(sha)!, spans);
     if (expectedLength !== undefined && out.length !== expectedLength) {
       throw mismatch("a rehydrated line has another length than the manifest says", expectedLength, out.length);
     }
@@ -304,7 +309,7 @@ export class DietedSource {
 
   /** Original bytes of line `l` (rehydrated when rewritten). */
   async originalBytes(l: PointerLine): Promise<Buffer> {
-    return l.rewritten ? this.rehydrate(l.pointer, this.manifest.frames ? l.originalLength : undefined) : l.pointer;
+    return l.rewritten ? this.rehydrate(l.pointer, this.manifest.frames ? l.originalLength : undefined, l.spans) : l.pointer;
   }
 
   /**
@@ -421,6 +426,44 @@ export class DietedSource {
     parts.push(p.data.subarray(runStart));
     return parts;
   }
+}
+
+/**
+ * The pointer of a line of a diet made by the reference runtime: the `contentRef` at the line's
+ * compatible body site when it is cas-shaped (`ref: "cas"`), as a span of the line's bytes; null
+ * when the line holds none (any other `…Ref` object is data and stays as it is). CAS_BAD_REF
+ * for a body-site pointer whose sha is not 64 lowercase hex.
+ */
+export function foreignSpans(pointer: Buffer): PointerSpan[] | null {
+  if (pointer.indexOf(POINTER_MARKER) < 0) return null;
+  let event: unknown;
+  try {
+    event = JSON.parse(pointer.toString("utf8"));
+  } catch {
+    return null;
+  }
+  const ref = compatibleSiteContainer(event)?.contentRef;
+  if (!isCasShaped(ref)) return null;
+  if (!isSha256Hex(ref.sha256)) {
+    throw new JournalError("CAS_BAD_REF", `contentRef sha256 is not 64 lowercase hex: ${JSON.stringify(ref.sha256).slice(0, 80)}`, {
+      actual: ref.sha256, expected: "64 lowercase hex characters",
+    });
+  }
+  const text = pointer.toString("latin1");
+  const candidates = findPointerCandidates(text).filter((s) => s.key === "content" && s.sha256 === ref.sha256 && s.bytes === ref.bytes);
+  if (candidates.length === 1) return candidates;
+  // The same pointer text elsewhere in the line too: the span whose replacement leaves the body
+  // site holding `content` is the site's.
+  for (const s of candidates) {
+    const probe = Buffer.from(`${text.slice(0, s.start)}"content":""${text.slice(s.end)}`, "latin1").toString("utf8");
+    try {
+      const c = compatibleSiteContainer(JSON.parse(probe));
+      if (c !== undefined && c.content === "" && !Object.prototype.hasOwnProperty.call(c, "contentRef")) return [s];
+    } catch {
+      // not this one
+    }
+  }
+  throw mismatch("a body-site contentRef is not written as the diet writes pointers", "{sha256, bytes, encoding: \"utf-8\", ref: \"cas\"}", JSON.stringify(ref).slice(0, 200));
 }
 
 /** Scratch for decoding the blocks before the wanted one of a one-frame journal. */

@@ -48,6 +48,20 @@ export function findPointers(text: string): PointerSpan[] {
 }
 
 /**
+ * Every pointer-shaped span of `text`, in order, without judging its sha (never throws): for
+ * readers of a diet made by the reference runtime, where only the span at a body site is a
+ * pointer and the others are data.
+ */
+export function findPointerCandidates(text: string): PointerSpan[] {
+  const out: PointerSpan[] = [];
+  POINTER_RE.lastIndex = 0;
+  for (let m = POINTER_RE.exec(text); m !== null; m = POINTER_RE.exec(text)) {
+    out.push({ start: m.index, end: m.index + m[0].length, key: m[1], sha256: m[2], bytes: Number(m[3]) });
+  }
+  return out;
+}
+
+/**
  * Replace each pointer span by `"<key>":` + JSON.stringify(body). `bodyOf` returns the body text
  * (already verified by the caller); a missing body throws CAS_MISSING.
  */
@@ -70,8 +84,11 @@ export function spliceBodies(text: string, pointers: readonly PointerSpan[], bod
  * already JSON-escaped as UTF-8 bytes. Spans are found on the latin1 view of the bytes (the
  * pointer syntax is ASCII), so no full-line UTF-8 decode or encode happens.
  */
-export function spliceBodyBytes(pointer: Buffer, escapedOf: (sha: string) => Buffer): Buffer {
-  const spans = findPointers(pointer.toString("latin1"));
+export function spliceBodyBytes(
+  pointer: Buffer,
+  escapedOf: (sha: string) => Buffer,
+  spans: readonly PointerSpan[] = findPointers(pointer.toString("latin1")),
+): Buffer {
   if (spans.length === 0) return pointer;
   const parts: Buffer[] = [];
   let at = 0;
