@@ -30,7 +30,7 @@ import { applyExtDiet, extAlreadyDieted, isExtDiet, planExtDiet } from "./ext/ex
 /** At most this many individual moves are listed in a plan (the counts are always complete). */
 export const PLAN_MAX_MOVES = 1000;
 /** CAS blobs in flight at once (level 19 in a worker pool, one per core, plus one queued each). */
-const BLOB_IN_FLIGHT = 4;
+const BLOB_IN_FLIGHT = 16;
 
 /** Crash-test hook: called between steps with a step name (and a counter for repeated steps). */
 export type DietHook = (step: string, n: number) => void | Promise<void>;

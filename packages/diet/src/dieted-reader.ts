@@ -72,6 +72,21 @@ class DietedReader implements JournalReader {
       }
       return all;
     }
+    if (this.src.oneFrame && frames.length > 0) {
+      // One frame: every block costs decoding all before it, so read once from the block holding
+      // the last n lines (twice as far back when blank or corrupt lines leave fewer than n events).
+      let k = frames.length - 1;
+      for (let lines = 0; k > 0 && lines + frames[k].lines < n; k--) lines += frames[k].lines;
+      for (;;) {
+        const ring: JournalRecord[] = [];
+        for await (const r of this.events({ fromLine: frames[k].firstLine })) {
+          ring.push({ line: r.line, offset: r.offset, bytes: Buffer.from(r.bytes), event: r.event });
+          if (ring.length > n) ring.shift();
+        }
+        if (ring.length >= n || k === 0) return ring;
+        k = Math.max(0, k - (frames.length - k));
+      }
+    }
     // Walk frames from the end, one decompressed at a time, until n events are found.
     const found: JournalRecord[] = [];
     for (let k = frames.length - 1; k >= 0 && found.length < n; k--) {
