@@ -3,6 +3,7 @@
  * category, bytes, blank and corrupt lines, torn tail, sidecar status. Read-only.
  */
 import { categoryOf, layoutOf, type Finding, type RawLine } from "@hankweave-journal/core";
+import { severityOf } from "@hankweave-journal/audit";
 import { openReader } from "@hankweave-journal/diet";
 import { eventsFromRawLines, isBlankLine, readSidecarStatus, type Sidecar } from "@hankweave-journal/journal";
 import { parseCommandArgs } from "../args.js";
@@ -97,8 +98,9 @@ export async function journalStats(exec: string): Promise<JournalStats> {
       s.findings.push({ code, severity, line: null, byteOffset: null, message });
     };
     if (s.bytes === 0) note("EMPTY_JOURNAL", "info", "the journal file is empty");
-    if (s.sidecar.status === "invalid") note("SIDECAR_INVALID", "warning", `events.meta.json is invalid: ${s.sidecar.reason}`);
-    if (s.sidecar.status === "lying") note("SIDECAR_MISMATCH", "warning", `events.meta.json ${s.sidecar.reason}`);
+    // One severity per code: the one verify gives (the audit package's table).
+    if (s.sidecar.status === "invalid") note("SIDECAR_INVALID", severityOf("SIDECAR_INVALID"), `events.meta.json is invalid: ${s.sidecar.reason}`);
+    if (s.sidecar.status === "lying") note("SIDECAR_MISMATCH", severityOf("SIDECAR_MISMATCH"), `events.meta.json ${s.sidecar.reason}`);
     s.ok = s.corruptLines === 0 && s.tornTail === null;
     return s;
   } finally {
