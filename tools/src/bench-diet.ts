@@ -1,5 +1,5 @@
 /**
- * Diet benchmark (SPEC §5–6): compatible and extended diet time and stored size, restore
+ * Diet benchmark (format §5–6): compatible and extended diet time and stored size, restore
  * throughput, random line reads and peak RSS, beside `zstd -3 -T2`, `zstd -19 -T2` and `zstd -d`
  * on the same journal in the same run.
  *

@@ -341,7 +341,7 @@ function idOfLine(buf: Buffer, start: number, end: number): string {
   return String((JSON.parse(buf.toString("utf8", start, end)) as { id: unknown }).id);
 }
 
-/** Fields a codon record copies from its running figures when it ends (SPEC §4.2). */
+/** Fields a codon record copies from its running figures when it ends (format §4.2). */
 const FED_BY: Record<string, string> = {
   finalCost: "currentCost", partialCost: "currentCost", finalTokens: "currentTokens", partialTokens: "currentTokens",
 };

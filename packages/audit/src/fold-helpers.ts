@@ -1,6 +1,6 @@
 /**
  * Small pure helpers of the audit fold: envelope checks of a `state.transition`, the
- * resultingState comparison, and cost/token sums over codon records (SPEC §4.3).
+ * resultingState comparison, and cost/token sums over codon records (format §4.3).
  */
 import { codonCost, type CodonExecution, type ResultingState, type Run, type TokenUsage } from "@hankweave-journal/core";
 
@@ -22,7 +22,7 @@ export interface TransitionProblem {
   applicable: boolean;
 }
 
-/** Null when `data` is a well-formed `state.transition` payload (SPEC §2.3). */
+/** Null when `data` is a well-formed `state.transition` payload (format §2.3). */
 export function transitionProblem(data: unknown): TransitionProblem | null {
   if (!isObject(data)) return { message: "state.transition data is not an object", details: {}, applicable: false };
   const t = data.transition;

@@ -1,4 +1,4 @@
-// Audit by line order, the SQLite index and queries, verify, and the HTML report (SPEC §7).
+// Audit by line order, the SQLite index and queries, verify, and the HTML report (format §7).
 export { AUDIT_CODES, severityOf } from "./audit-codes.js";
 export type { AuditCode, AuditCodeInfo } from "./audit-codes.js";
 export type {

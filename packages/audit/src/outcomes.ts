@@ -3,7 +3,7 @@
  * outcomes are counted, ordered and printed. `audit`, `summary`, `report`, the trace export and the main job all use it, so the same
  * execution is never "2 failed" in one place and "1 failed, 1 crashed" in another. Pure.
  *
- * Rule (SPEC §4.2): a record's outcome is its status when terminal (`completed`, `failed`,
+ * Rule (format §4.2): a record's outcome is its status when terminal (`completed`, `failed`,
  * `skipped`), except that a failed record made by `RunCrashed` (exitCode -1, failureReason
  * `{type: "unknown", message: "Server crashed"}`, or known to be so from the journal line that
  * ended it) is `crashed`; any other status is `running` (not ended). Runs are listed oldest first

@@ -1,7 +1,7 @@
 /**
  * Line numbers of runs and codon records, learned while folding: where each run started and
  * ended, and on which lines each record (attempt) started and reached a terminal status.
- * Records are matched by position in the run's `codons` array, which only grows (SPEC §4.2).
+ * Records are matched by position in the run's `codons` array, which only grows (format §4.2).
  */
 import type { Run } from "@hankweave-journal/core";
 import { isTerminalStatus } from "./fold-helpers.js";

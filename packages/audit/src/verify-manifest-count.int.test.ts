@@ -1,5 +1,5 @@
 // `verify` on a dieted journal holding lines JSON.parse accepts but that are not events (`123`,
-// `null`, `{}`): the manifest's totalEvents counts them, as the reference runtime does (SPEC
+// `null`, `{}`): the manifest's totalEvents counts them, as the reference runtime does (format
 // §5.1), so verify must not call the manifest wrong (issue 13: a MANIFEST_INVALID false alarm).
 import * as fs from "node:fs";
 import * as os from "node:os";

@@ -137,7 +137,7 @@ export async function verifyExecution(exec: string, opts: { deep?: boolean } = {
     await run("manifest", async () => {
       try {
         const m = await readManifest(layout);
-        // totalEvents is what the reference runtime counts (SPEC §5.1: complete lines JSON.parse
+        // totalEvents is what the reference runtime counts (format §5.1: complete lines JSON.parse
         // accepts, `123`/`null`/`{}` included), which our event count excludes: count that way
         // too before calling a manifest wrong (only when the counts differ: one more scan).
         if (m.totalEvents !== events && m.totalEvents !== (await runtimeEventCount(exec))) {

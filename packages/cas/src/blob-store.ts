@@ -1,5 +1,5 @@
 /**
- * The content-addressed body store `cas/<sha[0:2]>/<sha>.zst` (SPEC §5.1): one zstd frame per
+ * The content-addressed body store `cas/<sha[0:2]>/<sha>.zst` (format §5.1): one zstd frame per
  * body at level 19, stored once per directory, every read verified by SHA-256.
  *
  * Paths come only from `layoutOf` (which rejects anything but 64 lowercase hex, so a hostile

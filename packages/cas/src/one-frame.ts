@@ -1,5 +1,5 @@
 /**
- * The compatible diet's pointer journal as ONE zstd frame (SPEC §5.1): the reference runtime on
+ * The compatible diet's pointer journal as ONE zstd frame (format §5.1): the reference runtime on
  * Node 22 decodes only the first frame of a multi-frame file (nodejs/node #64741), so
  * `events.jsonl.zst` is a single frame with its content size in the header.
  *

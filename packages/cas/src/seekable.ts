@@ -1,5 +1,5 @@
 /**
- * The zstd seekable format (SPEC §5.1): independent frames followed by a skippable seek-table
+ * The zstd seekable format (format §5.1): independent frames followed by a skippable seek-table
  * frame. `zstd -d` reads the file as one ordinary stream; we read the table to jump to frame K.
  *
  * Table layout, little-endian: u32 0x184D2A5E, u32 frame size, per frame {u32 compressed, u32

@@ -1,5 +1,5 @@
 /**
- * SHA-256 helpers: the only hash of the diet (SPEC §5.1). Bodies and whole journals are identified
+ * SHA-256 helpers: the only hash of the diet (format §5.1). Bodies and whole journals are identified
  * and verified by lowercase hex SHA-256, because the zstd frames we write carry no checksum.
  */
 import { createHash, type Hash } from "node:crypto";

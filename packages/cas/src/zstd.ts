@@ -22,13 +22,13 @@ const native = nativeModule<NativeZstd>(createRequire(import.meta.url), "@mongod
 const THREADPOOL_LEVEL = 3;
 
 /**
- * Default level of CAS bodies (SPEC §5.1: ours to choose by measurement; the reference runtime
+ * Default level of CAS bodies (format §5.1: ours to choose by measurement; the reference runtime
  * writes 19 and reads any level). Measured on the 847 unique bodies (16.0 MB) of the 100 MB
  * body-heavy v1 bench journal, one frame each (docs/diet.md, "CAS level"): level 9 stores them in
  * 3,758,616 bytes for 0.59 CPU-s, level 19 in 3,516,975 bytes (−6.4 %) for 9.55 CPU-s (16×).
  */
 export const CAS_ZSTD_LEVEL = 9;
-/** Level of the pointer journal (SPEC §5.1). */
+/** Level of the pointer journal (format §5.1). */
 export const JOURNAL_ZSTD_LEVEL = 3;
 
 /**

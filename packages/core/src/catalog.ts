@@ -1,5 +1,5 @@
 /**
- * The event catalog (SPEC §2.2): 36 wire types in four categories plus our `plan.updated`.
+ * The event catalog (format §2.2): 36 wire types in four categories plus our `plan.updated`.
  * Categories are not on the wire; this table is how every tool derives them.
  */
 export type EventCategory = "server-state" | "agentic-backbone" | "sentinel" | "connection-state" | "unknown";

@@ -1,5 +1,5 @@
 /**
- * Builders of codon records (SPEC §4.2 items 3 and 5). Each returns a NEW object whose key order is
+ * Builders of codon records (format §4.2 items 3 and 5). Each returns a NEW object whose key order is
  * the reference runtime's: "previous + x" spreads the previous record (existing keys keep their
  * position, new keys go to the end); "fresh" records are built in the listed order. Keys whose
  * value would be `undefined` are left out, so a state never holds `undefined`-valued keys and

@@ -1,5 +1,5 @@
 /**
- * The cost rule and `resultingState` (SPEC §4.3). Sums are plain floating-point `+=` in array
+ * The cost rule and `resultingState` (format §4.3). Sums are plain floating-point `+=` in array
  * order, so they reproduce the reference runtime's values to the last bit.
  */
 import type { CodonExecution, HankweaveState, ResultingState, StateTransition } from "./state-types.js";
@@ -58,7 +58,7 @@ const RECOMPUTE_TYPES: ReadonlySet<string> = new Set([
  * The `resultingState` journaled with transition `t`, given the previous one (`null` before the
  * first transition: costs then carry as 0) and the state after applying `t`.
  *
- * Rule (SPEC §4.3, verified on all 2,969 conformance transitions): `runCount = runs.length`,
+ * Rule (format §4.3, verified on all 2,969 conformance transitions): `runCount = runs.length`,
  * `currentRunId` from the state; `totalCost` and `currentRunCost` recomputed after RunStarted,
  * CostsUpdated, CostsIncremented and CodonFinalCostSet; after RunCompleted/RunFailed
  * `currentRunCost = 0` and `totalCost` carries; after anything else both carry.

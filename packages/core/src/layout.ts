@@ -1,5 +1,5 @@
 /**
- * The on-disk layout of an execution directory (SPEC §1). This module is the only place that
+ * The on-disk layout of an execution directory (format §1). This module is the only place that
  * joins path strings for these files; everyone else asks it.
  *
  * Guarantees: pure string functions (no I/O, no `node:*`), POSIX separators, no trailing slash.

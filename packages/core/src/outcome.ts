@@ -3,7 +3,7 @@
  * rebuild's summary, the main job). Pure.
  *
  * A record's outcome is its status when `completed` or `skipped`; a `failed` record is `crashed`
- * when RunCrashed made it (SPEC §4.2 rule 3: exit code -1 and failure reason
+ * when RunCrashed made it (format §4.2 rule 3: exit code -1 and failure reason
  * `{type: "unknown", message: "Server crashed"}`, or known so from the line that ended it), else
  * `failed`; any other status is `running` (not ended).
  * @example outcomeOf({ codonId: "a", startTime: t, status: "completed", ... }) // "completed"

@@ -2,7 +2,7 @@
  * The reader contract shared by the plain journal (`@hankweave-journal/journal`) and the dieted
  * journal (`@hankweave-journal/diet`). Consumers (state, audit, CLI) depend on this interface
  * only, and get an implementation from `openReader(exec)` in `@hankweave-journal/diet`, which
- * prefers `events.jsonl` while it exists (SPEC §3).
+ * prefers `events.jsonl` while it exists (format §3).
  *
  * Guarantees of every implementation:
  * - line numbers count physical `\n`-terminated lines from 0 (blank and corrupt ones included);
@@ -135,7 +135,7 @@ export interface PageResult {
   nextLine: number | null;
 }
 
-/** The transparent reader interface (SPEC §3). */
+/** The transparent reader interface (format §3). */
 export interface JournalReader {
   readonly kind: "plain" | "dieted";
   readonly exec: string;

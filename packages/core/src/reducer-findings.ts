@@ -1,5 +1,5 @@
 /**
- * Findings of the reducer: what a dropped or no-op transition becomes (SPEC §4.2: "an invalid edge
+ * Findings of the reducer: what a dropped or no-op transition becomes (format §4.2: "an invalid edge
  * or missing metadata drops the transition (state unchanged) and is a finding").
  */
 import type { Finding, FindingSeverity } from "./reader-contract.js";

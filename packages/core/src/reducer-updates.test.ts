@@ -150,7 +150,7 @@ describe("SentinelStatesUpdated (latest record in starting, initializing, runnin
   });
 });
 
-describe("resultingState (SPEC §4.3)", () => {
+describe("resultingState (format §4.3)", () => {
   it("recomputes after RunStarted and cost transitions, zeroes currentRunCost after RunCompleted, carries otherwise", () => {
     const steps: StateTransition[] = [
       T.runStarted(R), ...toRunning(R, "a"), T.costsIncremented(R, "a", 0.25), T.costsUpdated(R, "a", 0.5),

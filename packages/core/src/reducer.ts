@@ -1,5 +1,5 @@
 /**
- * The pure reducer (SPEC §4.2): `evolve(state, transition, at)` folds one StateTransition into a
+ * The pure reducer (format §4.2): `evolve(state, transition, at)` folds one StateTransition into a
  * HankweaveState. Total (never throws, whatever the input), pure (never mutates its inputs, never
  * reads a clock: time is `at`, the journal line's timestamp), and returns the SAME state object
  * whenever the transition changes nothing, with a Finding saying why.
@@ -149,7 +149,7 @@ function ownedCopy(v: unknown, owned: WeakSet<object> | undefined): Rec {
 }
 
 /**
- * Plan transition `t` at time `at` on `state` (see TransitionPlan; SPEC §4.2, all 14 types). Pure
+ * Plan transition `t` at time `at` on `state` (see TransitionPlan; format §4.2, all 14 types). Pure
  * without `owned`. With `owned` (the private objects of an in-place fold, see `applyEditInPlace`),
  * a record or token object in it is updated in place instead of copied, and new ones join it.
  */
@@ -285,7 +285,7 @@ export function planTransition(state: HankweaveState, t: StateTransition, at: st
 }
 
 /**
- * Apply one transition at time `at` and say whether it applied (SPEC §4.2, all 14 types).
+ * Apply one transition at time `at` and say whether it applied (format §4.2, all 14 types).
  * @example const {state, finding} = evolveReport(s, {type: "CodonStarted", data: {runId, codonId: "a"}}, at)
  */
 export function evolveReport(state: HankweaveState, t: StateTransition, at: string): EvolveResult {

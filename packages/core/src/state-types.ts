@@ -1,5 +1,5 @@
 /**
- * The `state.json` types (seeds/000, SPEC §4.1) and the 14 StateTransition types (seeds/001).
+ * The `state.json` types (seeds/000, format §4.1) and the 14 StateTransition types (seeds/001).
  *
  * These are TypeScript views of what the reducer produces and of what the reference runtime
  * writes; the runtime-checked versions are the zod schemas in `schemas/state-schemas.ts`.
@@ -289,7 +289,7 @@ export type StateTransition =
 /** The 14 transition type names. */
 export type StateTransitionType = StateTransition["type"];
 
-/** `state.transition` `data.resultingState` (SPEC §4.3). */
+/** `state.transition` `data.resultingState` (format §4.3). */
 export interface ResultingState {
   currentRunId: string | null;
   runCount: number;
@@ -297,7 +297,7 @@ export interface ResultingState {
   currentRunCost: number;
 }
 
-/** `state.transition` `data` (SPEC §2.3). */
+/** `state.transition` `data` (format §2.3). */
 export interface StateTransitionEventData {
   transitionType: StateTransitionType;
   runId?: string;

@@ -1,5 +1,5 @@
 /**
- * Which bodies a diet moves (SPEC §5.1–5.2) and the invertibility proof. Pure: no I/O.
+ * Which bodies a diet moves (format §5.1–5.2) and the invertibility proof. Pure: no I/O.
  *
  * A line is rewritten only when it is canonical (`JSON.stringify(JSON.parse(line)) === line`,
  * which rules out duplicate keys, unusual escapes such as `\u00e9` or `\/`, and whitespace),
@@ -12,7 +12,7 @@ import { JournalError } from "@hankweave-journal/core";
 import { sniffEventType, typeSniffer } from "@hankweave-journal/journal";
 import { findPointers, spliceBodies } from "./rehydrate.js";
 
-/** Lines and bodies below this many bytes stay inline (SPEC §5.1). */
+/** Lines and bodies below this many bytes stay inline (format §5.1). */
 export const CAS_THRESHOLD_BYTES = 4096;
 
 /** `compatible` = dietVersion 1 (two sites); `extended` = dietVersion 2 (more sites, opt-in). */

@@ -50,7 +50,7 @@ describe.runIf(present)("compatibility with the zstd CLI and an independent rehy
     expect(fs.existsSync(l.journal)).toBe(false);
     const m = await readManifest(l);
     const text = fs.readFileSync(l.manifest, "utf8");
-    // No sidecar: no eventSchemaVersion (SPEC §5.1).
+    // No sidecar: no eventSchemaVersion (format §5.1).
     expect(Object.keys(JSON.parse(text)).slice(0, 7)).toEqual([
       "schemaVersion", "dietVersion", "totalEvents", "originalSha256", "originalBytes", "segments", "dietedAt",
     ]);

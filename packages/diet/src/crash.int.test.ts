@@ -10,7 +10,7 @@ import { ensureRestored } from "./ensure-restored.js";
 import { openDietedReader } from "./dieted-reader.js";
 import { finishedJournal, linesToBytes, rmExec, tempExec } from "./test-helpers.js";
 
-// Crash safety (SPEC §5.1, §6): SIGKILL a child running diet / restore at random points — at a
+// Crash safety (format §5.1, §6): SIGKILL a child running diet / restore at random points — at a
 // random hook between steps (other I/O in flight) or after a random delay — and check after
 // every kill that the directory holds the intact original or a complete verified diet, and that
 // a restore never published a partial events.jsonl. Bounded: ≥ 100 kills and ≤ 85 s per test.

@@ -10,7 +10,7 @@ import { createSha256 } from "@hankweave-journal/cas";
 import { CAS_THRESHOLD_BYTES, assertNoCasRefAtSite, rewriteLine, type DietMode, type MovedBody } from "./body-sites.js";
 import type { FrameIndexEntry } from "./manifest.js";
 
-/** Input bytes per pointer frame (SPEC: about 1–4 MiB; a longer line makes a frame of its own). */
+/** Input bytes per pointer frame (format §5.1: about 1–4 MiB; a longer line makes a frame of its own). */
 export const FRAME_TARGET_BYTES = 2 * 1024 * 1024;
 /** Bytes per read of the original journal. */
 export const DIET_READ_CHUNK_BYTES = 4 * 1024 * 1024;

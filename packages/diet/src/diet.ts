@@ -1,5 +1,5 @@
 /**
- * The diet (SPEC §5): `planDiet` (read-only: what would move, expected sizes) and `applyDiet`
+ * The diet (format §5): `planDiet` (read-only: what would move, expected sizes) and `applyDiet`
  * (the crash-safe sequence). Both run the same streaming pass (`scanForDiet`) over the journal.
  *
  * Order of `applyDiet`: claim the lock → check the last run → sweep stale temps → CAS blobs
@@ -274,7 +274,7 @@ export async function applyDiet(exec: string, opts: DietOptions = {}): Promise<D
     const manifest: DietManifest = {
       schemaVersion: 1,
       dietVersion: 1,
-      // Only when the sidecar had one (SPEC §5.1): a journal without a sidecar gets none.
+      // Only when the sidecar had one (format §5.1): a journal without a sidecar gets none.
       eventSchemaVersion: trusted?.eventSchemaVersion ?? (sidecar.status === "stale" ? sidecar.sidecar.eventSchemaVersion : undefined),
       totalEvents: trusted?.totalEvents ?? scan.totalEvents ?? 0,
       originalSha256: scan.originalSha256,

@@ -1,5 +1,5 @@
 /**
- * The JournalReader over a dieted pair (SPEC §3): the same events, line numbers, original
+ * The JournalReader over a dieted pair (format §3): the same events, line numbers, original
  * offsets and original bytes as the plain reader. `getLine(N)` decompresses one frame; CAS
  * bodies are read lazily (only for lines a caller asks for) and verified.
  */

@@ -1,6 +1,6 @@
 /**
  * The dieted journal as a source of original lines, for the three kinds of `events.jsonl.zst`:
- * - ours in one zstd frame (the default, SPEC §5.1): the manifest's frame index cuts the one
+ * - ours in one zstd frame (the default, format §5.1): the manifest's frame index cuts the one
  *   frame into blocks by their `pointerBytes`; reaching line N decodes the stream up to its block
  *   (one input chunk and one block held);
  * - ours seekable (`--seekable`, and manifests written before 2026-12-01): one frame decompressed
@@ -229,7 +229,7 @@ export class DietedSource {
       const nl = data.indexOf(NEWLINE, from);
       const end = nl < 0 ? data.length : nl;
       const pointer = data.subarray(from, end);
-      // Only the contentRef at a compatible body site is a pointer (SPEC §5.1); the unterminated
+      // Only the contentRef at a compatible body site is a pointer (format §5.1); the unterminated
       // final fragment is never one (the runtime's reader emits it verbatim).
       const spans = nl >= 0 ? foreignSpans(pointer) : null;
       const rewritten = spans !== null;

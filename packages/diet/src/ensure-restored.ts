@@ -1,5 +1,5 @@
 /**
- * The boot-time "ensure restored" API (SPEC §6): make sure `events.jsonl` exists before a runtime
+ * The boot-time "ensure restored" API (format §6): make sure `events.jsonl` exists before a runtime
  * appends, restoring it in place from the dieted pair and then pruning the pair (never the CAS).
  */
 import * as fsp from "node:fs/promises";

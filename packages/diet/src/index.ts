@@ -1,4 +1,4 @@
-// Diet, restore and the transparent reader over dieted journals (SPEC §3, §5, §6).
+// Diet, restore and the transparent reader over dieted journals (format §3, §5, §6).
 export { openReader } from "./open-reader.js";
 export { openDietedReader } from "./dieted-reader.js";
 export { planDiet, applyDiet, PLAN_MAX_MOVES } from "./diet.js";

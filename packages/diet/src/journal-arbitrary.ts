@@ -105,7 +105,7 @@ export const journalArb = fc
   .map(([lines, dupIdx, torn]) => {
     const all = [...lines];
     for (const i of dupIdx) if (lines.length > 0) all.push(lines[i % lines.length]);
-    // The unterminated final fragment is never rewritten (SPEC §5.1), whatever it holds.
+    // The unterminated final fragment is never rewritten (format §5.1), whatever it holds.
     if (torn && all.length > 0) all[all.length - 1] = { ...all[all.length - 1], compatible: "keep", extended: "keep" };
     const parts = all.map((l, i) => (torn && i === all.length - 1 ? l.bytes : Buffer.concat([l.bytes, Buffer.from("\n")])));
     return { lines: all, bytes: Buffer.concat(parts), torn: torn && all.length > 0 };

@@ -22,7 +22,7 @@ function codeOf(f: () => unknown): string {
 }
 
 describe("journal.meta.json", () => {
-  it("serializes the SPEC keys first, in order, then our extras, and parses back", () => {
+  it("serializes the format §5.1 keys first, in order, then our extras, and parses back", () => {
     const text = serializeManifest(base);
     expect(Object.keys(JSON.parse(text))).toEqual([
       "schemaVersion", "dietVersion", "eventSchemaVersion", "totalEvents", "originalSha256", "originalBytes", "segments", "dietedAt",

@@ -1,5 +1,5 @@
 /**
- * `journal.meta.json`, the diet manifest (SPEC §5.1): compact JSON with the SPEC's keys in order
+ * `journal.meta.json`, the diet manifest (format §5.1): compact JSON with format §5.1's keys in order
  * (`schemaVersion, dietVersion, eventSchemaVersion, totalEvents, originalSha256, originalBytes,
  * segments, dietedAt`), then our extra keys, which readers of the reference runtime ignore:
  * `lines`, `frames` (line → frame map with original byte offsets and the rewritten lines' original
@@ -32,7 +32,7 @@ export interface FrameIndexEntry {
 }
 
 /**
- * How our pointer journal is framed: `one-frame` (the default since 2026-12-01, SPEC §5.1: one zstd
+ * How our pointer journal is framed: `one-frame` (the default since 2026-12-01, format §5.1: one zstd
  * frame; `frames` are blocks of it) or `seekable` (independent frames and a seek table, `--seekable`;
  * also every manifest of ours without the key, written before).
  */
@@ -42,7 +42,7 @@ export type PointerFraming = "one-frame" | "seekable";
 export interface DietManifest {
   schemaVersion: 1;
   dietVersion: 1 | 2;
-  /** Copied from the sidecar when it had one; absent otherwise (SPEC §5.1). */
+  /** Copied from the sidecar when it had one; absent otherwise (format §5.1). */
   eventSchemaVersion?: number;
   totalEvents: number;
   originalSha256: string;
@@ -61,7 +61,7 @@ export interface DietManifest {
   bodies?: { moved: number; unique: number; movedBytes: number };
 }
 
-/** Serialize with the SPEC's key order, extras after. */
+/** Serialize with format §5.1's key order, extras after. */
 export function serializeManifest(m: DietManifest): string {
   const o: Record<string, unknown> = {
     schemaVersion: m.schemaVersion,

@@ -1,5 +1,5 @@
 /**
- * The transparent reader factory every tool uses (SPEC §3): events.jsonl while it exists, else
+ * The transparent reader factory every tool uses (format §3): events.jsonl while it exists, else
  * the dieted pair, else JOURNAL_NOT_FOUND (HALF_PAIR for half a pair).
  */
 import { JournalError, layoutOf, type JournalReader } from "@hankweave-journal/core";

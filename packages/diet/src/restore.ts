@@ -1,5 +1,5 @@
 /**
- * Restore (SPEC §6): rebuild events.jsonl from the dieted pair, streaming, every body and the
+ * Restore (format §6): rebuild events.jsonl from the dieted pair, streaming, every body and the
  * whole result verified against the manifest BEFORE publishing; published with `link()` so an
  * existing events.jsonl is never overwritten. The pair and the CAS are kept.
  */

@@ -36,7 +36,7 @@ export function runStatusOfLine(bytes: Buffer): LastRunStatus | undefined {
 export async function lastRunStatus(fh: FileHandle, size: number): Promise<LastRunStatus> {
   let end = size;
   let carry: Buffer = Buffer.alloc(0);
-  // An unterminated final fragment is not an event (SPEC §2.1): the first line met is skipped then.
+  // An unterminated final fragment is not an event (format §2.1): the first line met is skipped then.
   let skipFirst = false;
   if (size > 0) {
     const last = Buffer.alloc(1);

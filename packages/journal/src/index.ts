@@ -1,4 +1,4 @@
-// The plain journal: streaming reader, writer, sidecar, torn-tail repair, runtime.lock (SPEC §2–3).
+// The plain journal: streaming reader, writer, sidecar, torn-tail repair, runtime.lock (format §2–3).
 export { openPlainReader, eventsFromRawLines, recordOfLine, typeFilter, tornTailFinding, ANCHOR_EVERY_LINES } from "./plain-reader.js";
 export { openJournalWriter, MAX_BATCH_LINES, MAX_BATCH_BYTES } from "./writer.js";
 export type { AppendedEvent, WriterOptions, JournalWriter, WriterOpenReport, NewEvent } from "./writer.js";

@@ -1,7 +1,7 @@
 /**
  * Streaming line splitter over raw bytes: large positional reads, split on `\n` with
  * `Buffer.indexOf`, partial lines carried across chunks. Never `node:readline` (it cannot tell a
- * torn final line from a complete one, SPEC §3).
+ * torn final line from a complete one, format §3).
  */
 import type { FileHandle } from "node:fs/promises";
 import type { ChunkOptions, LineChunk, LinePosition, LineRange, RawLine } from "@hankweave-journal/core";

@@ -1,5 +1,5 @@
 /**
- * The `runtime.lock` protocol (SPEC §2.6): JSON `{pid, lockId, runId, startTime, lastHeartbeat,
+ * The `runtime.lock` protocol (format §2.6): JSON `{pid, lockId, runId, startTime, lastHeartbeat,
  * port?}` written via tmp + rename, a 30 s heartbeat while the file still holds our lockId, stale
  * after 120 s without heartbeat or when the pid is dead; legacy bare-pid locks understood.
  */

@@ -1,5 +1,5 @@
 /**
- * The streaming reader of a plain `events.jsonl` (SPEC §3), implementing the shared JournalReader
+ * The streaming reader of a plain `events.jsonl` (format §3), implementing the shared JournalReader
  * contract (its bulk fast path `chunks()` included). Random access (getLine, page, tail) is exact and uses a sparse in-memory index of
  * line → offset anchors learned while scanning; no sidecar is trusted for positions.
  */

@@ -1,6 +1,6 @@
 /**
  * Torn-tail repair and sidecar rewrite as a pure-ish planner (reads only) plus a thin apply
- * (SPEC §2.4, §2.5). Used by `hankweave-journal repair` and by the writer's open.
+ * (format §2.4, §2.5). Used by `hankweave-journal repair` and by the writer's open.
  *
  * No byte is ever lost: the fragment is copied to `events.jsonl.torn-<offset>` and fsynced
  * (with its directory) before the journal is truncated to its last newline.

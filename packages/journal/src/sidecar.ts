@@ -1,5 +1,5 @@
 /**
- * The advisory `events.meta.json` sidecar (SPEC §2.5): compact JSON, keys in the order
+ * The advisory `events.meta.json` sidecar (format §2.5): compact JSON, keys in the order
  * schemaVersion, eventSchemaVersion, totalEvents, byteLength, lastEventId; written via tmp + rename.
  * The journal always wins: the sidecar is trusted only when its byteLength equals the file size.
  */
@@ -34,7 +34,7 @@ export type SidecarStatus =
   /** byteLength larger than the file: ignored (recount from 0). */
   | { status: "lying"; sidecar: Sidecar };
 
-/** The exact bytes of a sidecar: compact JSON in the SPEC's key order. */
+/** The exact bytes of a sidecar: compact JSON in format §2.5's key order. */
 export function serializeSidecar(s: Sidecar): string {
   return JSON.stringify({
     schemaVersion: s.schemaVersion,

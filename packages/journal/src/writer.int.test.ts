@@ -114,7 +114,7 @@ describe("journal writer", () => {
   });
 });
 
-describe("sidecar rules at open (SPEC §2.5)", () => {
+describe("sidecar rules at open (format §2.5)", () => {
   async function journalWith(n: number): Promise<{ exec: string; bytes: number }> {
     const exec = freshExec();
     const w = await openJournalWriter(exec);

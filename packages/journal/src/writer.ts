@@ -1,5 +1,5 @@
 /**
- * The journal writer (SPEC §2.4–2.5): one append-mode fd, appends serialized in submission order,
+ * The journal writer (format §2.4–2.5): one append-mode fd, appends serialized in submission order,
  * queued appends written as one buffer (group commit), durability `none | batch | every`, the
  * sidecar every 1,000 events and on close, torn-tail repair at open.
  */
@@ -16,7 +16,7 @@ import { EVENT_SCHEMA_VERSION, SIDECAR_EVERY_EVENTS, SIDECAR_SCHEMA_VERSION, wri
 export type { NewEvent } from "./envelope.js";
 export type { Durability } from "./durable-file.js";
 
-/** At most this many lines per write(2) (SPEC §2.4). */
+/** At most this many lines per write(2) (format §2.4). */
 export const MAX_BATCH_LINES = 10_000;
 /** Writes up to this size are issued with writeSync (page-cache copy, no thread-pool hop). */
 export const SYNC_WRITE_MAX_BYTES = 256 * 1024;

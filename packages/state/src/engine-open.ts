@@ -1,6 +1,6 @@
 /**
  * What the state engine checks when it opens an execution: does the saved state.json agree with
- * the fold, and which `running` runs belong to a dead server (SPEC §4.1, seeds/000 crash recovery).
+ * the fold, and which `running` runs belong to a dead server (format §4.1, seeds/000 crash recovery).
  */
 import { JournalError, type Finding, type HankweaveState, type StateTransition } from "@hankweave-journal/core";
 import type { WriterOpenReport } from "@hankweave-journal/journal";

@@ -44,7 +44,7 @@ if (!existsSync(CONF)) {
   });
 }
 
-describe.runIf(existsSync(CONF))("rebuilding the reference runtime's journals (SPEC §4.4)", () => {
+describe.runIf(existsSync(CONF))("rebuilding the reference runtime's journals (format §4.4)", () => {
   for (const name of WITH_JOURNAL) {
     it(`${name}: the rebuilt state.json equals the saved one byte for byte, carrying run times and executionPlan`, async () => {
       const exec = copyExec(name);

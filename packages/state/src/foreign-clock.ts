@@ -1,5 +1,5 @@
 /**
- * Clock fields of foreign journals (SPEC §4.4). The reference runtime stamps run and codon times
+ * Clock fields of foreign journals (format §4.4). The reference runtime stamps run and codon times
  * with its wall clock, a few ms before the journal line. This module turns the raw fold (line
  * timestamps) into the best state the journal supports: exact codon times from `codon.started` /
  * `state.snapshot`, then fields carried from a saved state.json (matched by runId, and by record

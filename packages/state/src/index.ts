@@ -1,4 +1,4 @@
-// State as a projection of the journal (SPEC §2.3, §4): fold, write-ahead engine, rebuild, time travel.
+// State as a projection of the journal (format §2.3, §4): fold, write-ahead engine, rebuild, time travel.
 export { StateFolder, FOLD_TYPES, NATIVE_FOLD_TYPES, transitionOf } from "./state-folder.js";
 export type { FoldResult, FoldInput, JournalOrigin } from "./state-folder.js";
 export { patchForeignClock, sameExecution } from "./foreign-clock.js";

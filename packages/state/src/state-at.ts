@@ -1,5 +1,5 @@
 /**
- * Time travel: the state "as of" a line number, an event id or an ISO time (SPEC §4.4), always
+ * Time travel: the state "as of" a line number, an event id or an ISO time (format §4.4), always
  * the fold of a PREFIX of the journal, inclusive of the cursor's line.
  *
  * Rules (also in `state --help`):

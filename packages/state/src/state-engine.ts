@@ -1,5 +1,5 @@
 /**
- * The write-ahead state engine (SPEC §2.3, §4.1, §4.4): every transition is validated, journaled
+ * The write-ahead state engine (format §2.3, §4.1, §4.4): every transition is validated, journaled
  * FIRST (a `state.transition` line carrying `resultingState`), then applied with `at` = that
  * line's timestamp, then `state.json` is saved atomically. Invariant: for every journal this
  * engine writes, `state.json` is byte-identical to the fold of the journal.

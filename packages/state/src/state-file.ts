@@ -1,5 +1,5 @@
 /**
- * Reading and atomically writing `state.json` (SPEC §4.1).
+ * Reading and atomically writing `state.json` (format §4.1).
  *
  * Save protocol: copy `state.json` to `state.json.bak`, write `state.json.tmp`, fsync, rename over
  * `state.json`, fsync the directory. A crash at any point leaves `state.json` either the old or the
@@ -86,7 +86,7 @@ export interface SaveOptions {
 }
 
 /**
- * Atomically save `text` as `state.json` of `exec` (SPEC §4.1 order). Keeps the previous file as
+ * Atomically save `text` as `state.json` of `exec` (format §4.1 order). Keeps the previous file as
  * `.bak` (when there was one). Removes the temp file on failure. Never writes through a symbolic
  * link: a link at `state.json.bak` is refused (SYMLINK_REFUSED), one at `state.json.tmp` is
  * unlinked and the temp created exclusively, one at `state.json` is replaced by the rename.

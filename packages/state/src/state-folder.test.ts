@@ -39,7 +39,7 @@ describe("StateFolder origin", () => {
   });
 });
 
-describe("StateFolder on foreign journals (SPEC §4.4)", () => {
+describe("StateFolder on foreign journals (format §4.4)", () => {
   const journal = (): [number, string, unknown][] => [
     [10, "state.transition", st(T.runStarted("r"))],
     ...toRunning("a").map((t, i): [number, string, unknown] => [20 + i, "state.transition", st(t)]),

@@ -1,5 +1,5 @@
 /**
- * The incremental fold of a journal into state (SPEC §2.3, §4.2–4.4): feed it journal records in
+ * The incremental fold of a journal into state (format §2.3, §4.2–4.4): feed it journal records in
  * line order, read `result()` at any point. `foldJournal` and the state engine are thin loops over it.
  *
  * Origin rule: a journal is **native** (written by our engine) when its first state-relevant event
@@ -26,7 +26,7 @@ export type JournalOrigin = "native" | "foreign" | "empty";
 /** The outcome of a fold. */
 export interface FoldResult {
   state: HankweaveState;
-  /** `resultingState` after the last transition (SPEC §4.3), null before any. */
+  /** `resultingState` after the last transition (format §4.3), null before any. */
   resultingState: ResultingState | null;
   /** Reducer findings (dropped transitions) and malformed state events, with line numbers; reader findings too when folded by `foldJournal`. */
   findings: Finding[];
@@ -82,7 +82,7 @@ export class StateFolder {
   /**
    * resultingState is computed lazily: its costs are those of the state after the last
    * RunStarted/Costs* transition (0 before any), currentRunCost zeroed by a later RunCompleted/
-   * RunFailed — exactly what chaining nextResultingState gives (SPEC §4.3). Recomputing the
+   * RunFailed — exactly what chaining nextResultingState gives (format §4.3). Recomputing the
    * bit-exact sums after every cost transition is O(codons), so a rebuild only does it once.
    * `costsFrom` is that state (possibly `raw` itself: later in-place edits keep its cost figures,
    * see COST_CHANGING_EDITS); `costsSnap` holds the figures once an edit would change them.

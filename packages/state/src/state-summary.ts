@@ -1,6 +1,6 @@
 /**
  * A one-glance summary of a state for people and for the main job: per run the codons by
- * outcome (core's `outcomeOf`, as audit, summary and report count them) and the cost, plus the totals (costs by the SPEC §4.3 rule).
+ * outcome (core's `outcomeOf`, as audit, summary and report count them) and the cost, plus the totals (costs by the format §4.3 rule).
  */
 import { OUTCOME_ORDER, outcomeOf, totalCost, type HankweaveState } from "@hankweave-journal/core";
 

@@ -352,7 +352,7 @@ export function operations(ctx: OpContext): Operation[] {
         prepare: (round) => ({ shell: `zstd -q -f -d ${q(ctx.zstdFile as string)} -o ${q(join(ctx.work, `unz-${round}.jsonl`))}` }),
       },
       {
-        // The same durability as restore, which fsyncs before link() (SPEC §6): zstd -d alone
+        // The same durability as restore, which fsyncs before link() (format §6): zstd -d alone
         // returns while its output is still only in the page cache.
         name: "zstd -d + fsync", role: "baseline", unavailable: ctx.zstdFile ? null : "n/a (zstd missing)",
         prepare: (round) => {

@@ -108,7 +108,7 @@ export function evaluateTargets(rows: BenchRow[]): TargetVerdict[] {
     speed("diet-compatible", "ours", "zstd -3 -T2", ct.speed, `speed ≥ ${ct.speed}× zstd -3`);
     sizeRatio("diet-extended", "zstd -19 -T2", 1, true, "smaller than zstd -19");
     speed("diet-extended", "ours", "zstd -19 -T2", 10, "speed ≥ 10× zstd -19");
-    // Issue 18 item 4 (SPEC §6): restore against zstd -d + fsync, both diets, at ≥ 100 MB; plain zstd -d beside it.
+    // Issue 18 item 4 (format §6): restore against zstd -d + fsync, both diets, at ≥ 100 MB; plain zstd -d beside it.
     for (const kind of ["compatible", "extended"]) {
       const c = `ours (${kind})`;
       speed("restore", c, "zstd -d + fsync", 1, `${kind}: speed ≥ 1.0× zstd -d + fsync`, SET_AT_BYTES.restore);

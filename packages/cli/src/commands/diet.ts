@@ -1,7 +1,7 @@
 /**
  * `hankweave-journal diet <exec>` (also `--diet-journal <exec>`): move large bodies to the CAS and
  * compress the journal into one zstd frame (or, `--seekable`, independent frames and a seek table)
- * + manifest (SPEC §5). `--dry-run` prints
+ * + manifest (format §5). `--dry-run` prints
  * the plan and changes nothing.
  */
 import { statSync } from "node:fs";

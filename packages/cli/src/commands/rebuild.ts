@@ -1,5 +1,5 @@
 /**
- * `rebuild <exec>`: fold the journal into state (SPEC §4.4). Prints a summary by default, the
+ * `rebuild <exec>`: fold the journal into state (format §4.4). Prints a summary by default, the
  * state.json bytes with `--stdout`, writes state.json (keeping `.bak`) only with `--write`.
  */
 import { JournalError, layoutOf } from "@hankweave-journal/core";

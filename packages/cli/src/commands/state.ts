@@ -1,6 +1,6 @@
 /**
  * `state <exec> [--at <line | event id | ISO time>]`: the state as of a point of the journal,
- * inclusive — the fold of a prefix of the journal (SPEC §4.4).
+ * inclusive — the fold of a prefix of the journal (format §4.4).
  */
 import path from "node:path";
 import { openReader } from "@hankweave-journal/diet";

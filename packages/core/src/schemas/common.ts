@@ -54,7 +54,7 @@ export const sentinelStateSchema = z.looseObject({
   unloadReason: z.string().optional(),
 });
 
-/** A diet pointer `{sha256, bytes, encoding: "utf-8", ref: "cas"}` (SPEC §5.1). */
+/** A diet pointer `{sha256, bytes, encoding: "utf-8", ref: "cas"}` (format §5.1). */
 export const contentRefSchema = z.looseObject({
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
   bytes: z.number().int().nonnegative(),

@@ -1,5 +1,5 @@
 /**
- * Zod payload schemas of the 36 catalog event types plus `plan.updated` (SPEC §2.2), and the
+ * Zod payload schemas of the 36 catalog event types plus `plan.updated` (format §2.2), and the
  * envelope `{id, timestamp, type, data}`. Payloads are loose objects (unknown fields survive).
  *
  * Provenance: the fields of the types that occur in ../shared/conformance (assistant.action,

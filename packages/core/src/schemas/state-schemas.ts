@@ -1,5 +1,5 @@
 /**
- * Zod schema of `state.json` (SPEC §4.1, seeds/000): the eight codon record variants
+ * Zod schema of `state.json` (format §4.1, seeds/000): the eight codon record variants
  * (discriminated by `status`), Run, StartingConditions, and the root HankweaveState.
  * Loose objects: unknown keys are accepted. Zod's parsed OUTPUT puts schema keys first: use
  * `safeParseState`/`parseState`, which validate and hand back the input object untouched.

@@ -1,6 +1,6 @@
 /**
  * Zod schemas of the 14 StateTransition types (seeds/001) and of the `state.transition` event data
- * (SPEC §2.3). Field requirements follow the runtime's TypeScript types; objects are loose.
+ * (format §2.3). Field requirements follow the runtime's TypeScript types; objects are loose.
  */
 import { z } from "zod";
 import {

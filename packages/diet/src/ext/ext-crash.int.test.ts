@@ -10,7 +10,7 @@ import { openReader } from "../open-reader.js";
 import { finishedJournal, linesToBytes, rmExec, tempExec } from "../test-helpers.js";
 import { applyExtDiet } from "./ext-diet.js";
 
-// Crash safety of the extended diet (SPEC §5.1, §5.2, §6), with the harness of ../crash.int.test.ts:
+// Crash safety of the extended diet (format §5.1, §5.2, §6), with the harness of ../crash.int.test.ts:
 // SIGKILL a child running the extended diet / its restore at a random hook (between records,
 // frames and the steps of the sequence, other I/O in flight) or after a random delay; after every
 // kill the directory holds the intact original or a complete verified diet, and a restore never

@@ -1,6 +1,6 @@
 /**
  * The extended diet (dietVersion 2, our own format: `docs/extended-diet.md`): the same crash-safe
- * sequence as the compatible diet (SPEC §5.1), with the columnar container in place of the pointer
+ * sequence as the compatible diet (format §5.1), with the columnar container in place of the pointer
  * journal and no CAS:
  *
  * claim the lock → check the last run → remove stale temps → write `events.jsonl.zst.tmp` (the
@@ -50,7 +50,7 @@ async function requirePlain(exec: string): Promise<ExecLayout> {
   return layout;
 }
 
-/** The manifest text: the SPEC's keys in order, then ours (`lines`, `endsWithNewline`, `ext`). */
+/** The manifest text: format §5.1's keys in order, then ours (`lines`, `endsWithNewline`, `ext`). */
 export function serializeExtManifest(m: Omit<DietManifest, "frames" | "bodies">, ext: ExtManifestInfo): string {
   return JSON.stringify({
     schemaVersion: m.schemaVersion, dietVersion: m.dietVersion, eventSchemaVersion: m.eventSchemaVersion, totalEvents: m.totalEvents,

@@ -1,5 +1,5 @@
 /**
- * The JournalReader over an extended diet (SPEC §3): the same lines, offsets, bytes, events and
+ * The JournalReader over an extended diet (format §3): the same lines, offsets, bytes, events and
  * findings as the plain reader, without restoring. `getLine(N)` reads the tables, one block record
  * and the pack frames the line needs, and rebuilds only that line (earlier lines of the block only
  * advance the stream cursors).
