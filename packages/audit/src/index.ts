@@ -1,5 +1,5 @@
 // Audit by line order, the SQLite index and queries, verify, and the HTML report (format §7).
-export { AUDIT_CODES, severityOf } from "./audit-codes.js";
+export { AUDIT_CODES, FINDING_SEVERITY, severityOf } from "./audit-codes.js";
 export type { AuditCode, AuditCodeInfo } from "./audit-codes.js";
 export type {
   AuditRow, AuditFinding, AuditSink, AttemptOutcome, CodonAttempt, EventInfo, FoldEvent, RunSummary,
