@@ -15,7 +15,8 @@ export {
 export type { SeekEntry, SeekTable } from "./seekable.js";
 export { putBlob, readBlob, sweepCasTemps, listBlobs, CAS_MAX_BODY_BYTES } from "./blob-store.js";
 export type { PutBlobResult } from "./blob-store.js";
-export { compressOneShot, assertZstdNative, ZSTD_NATIVE_BINDING } from "./zstd-native.js";
+export { compressOneShot, assertZstdNative, zstdNapi, ZSTD_NATIVE_BINDING } from "./zstd-native.js";
+export type { ZstdNapiBinding } from "./zstd-native.js";
 export { ZstdPool, ZSTD_POOL_MAX_WORKERS } from "./zstd-pool.js";
 export { startWorker, workerEntryOf } from "./worker-start.js";
 export type { WorkerEntry } from "./worker-start.js";

@@ -40,18 +40,21 @@ beforeAll(async () => {
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
     logLevel: "error",
   });
-  // The worker modules the bundle starts by URL beside itself (startWorker: `./zstd.worker.js`).
-  await esbuild.build({
-    entryPoints: [path.join(REPO, "packages/cas/src/zstd.worker.ts")],
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    outfile: path.join(path.dirname(CHILD), "zstd.worker.js"),
-    external: ["zstd-napi"],
-    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-    logLevel: "error",
-  });
+  // The worker modules the bundle starts by URL beside itself (startWorker: `./zstd.worker.js`,
+  // `./restore.worker.js`).
+  for (const worker of ["packages/cas/src/zstd.worker.ts", "packages/diet/src/restore.worker.ts"]) {
+    await esbuild.build({
+      entryPoints: [path.join(REPO, worker)],
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      target: "node20",
+      outfile: path.join(path.dirname(CHILD), path.basename(worker).replace(/\.ts$/, ".js")),
+      external: ["zstd-napi"],
+      banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+      logLevel: "error",
+    });
+  }
 }, 60_000);
 
 function runChild(op: string, exec: string, killAt: number, delayMs: number | null): Promise<{ killed: boolean; out: string; code: number | null }> {

@@ -4,8 +4,7 @@
  * at a time. On the bench's CAS bodies (code-like text, 2.6% of bytes escaped) the JavaScript
  * escaper runs at ~170 MB/s per CPU-s (length pass included); this one needs no length pass.
  *
- * Like JSON_ESCAPE_SOURCE, the factory is written once as plain JavaScript (`WASM_ESCAPE_SOURCE`)
- * so the restore worker threads (inline scripts) run the very code the tests check here.
+ * The restore worker threads (`restore.worker.ts`) import this same factory.
  * `JSON_ESCAPE_WASM_BASE64` is written by `node tools/build-escape-wasm.mjs` from the .wat
  * (wabt, a devDependency: nothing assembles at run time); a test checks the two agree.
  */
@@ -18,23 +17,42 @@ export const JSON_ESCAPE_WASM_BASE64 =
 export const WASM_ESCAPE_MAX_BYTES = 8 * 1024 * 1024;
 
 /**
- * Plain-JS source of `createWasmEscaper(base64)` → `{ input(n), escape(n) }` (and of
- * `tryCreateWasmEscaper`, null instead of throwing where WebAssembly is unavailable): `input(n)` is a view
- * of n bytes inside the module's memory to fill with the text (decode straight into it);
- * `escape(n)` escapes those n bytes and returns a view of the result. Views live until the next
- * call. Throws for n > WASM_ESCAPE_MAX_BYTES.
+ * A WebAssembly JSON escaper (its own memory, for one thread). `input(n)` is a view of n bytes
+ * inside the module's memory to fill with the text (decode straight into it); `escape(n)` escapes
+ * those n bytes and returns a view of the result. Views live until the next call. `input` throws a
+ * RangeError for n > WASM_ESCAPE_MAX_BYTES.
  */
-export const WASM_ESCAPE_SOURCE = `
-function createWasmEscaper(base64) {
-  const exports = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(base64, "base64")), {}).exports;
-  const mem = exports.mem;
-  const esc = exports.esc;
-  const SRC = 1024;
+export interface WasmEscaper {
+  input(n: number): Uint8Array;
+  escape(n: number): Uint8Array;
+}
+
+/**
+ * The part of the WebAssembly JS API used here (the project's `lib` has no DOM/WebAssembly
+ * declarations). Read from globalThis at each call: it is undefined under `node --jitless`.
+ */
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: object) => { exports: { mem: WasmMemory; esc: (src: number, n: number, dst: number) => number } };
+}
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
+
+/** Offset of the text in the module's memory (below it: the module's tables). */
+const SRC = 1024;
+
+/** A new escaper instance (its own memory) for this thread; throws where WebAssembly is unavailable. */
+export function createWasmEscaper(base64: string): WasmEscaper {
+  const api = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
+  if (api === undefined) throw new Error("WebAssembly is unavailable");
+  const { mem, esc } = new api.Instance(new api.Module(Buffer.from(base64, "base64")), {}).exports;
   let u8 = new Uint8Array(mem.buffer);
-  const dstOf = (n) => (SRC + n + 15) & ~15;
+  const dstOf = (n: number): number => (SRC + n + 15) & ~15;
   return {
-    input(n) {
-      if (n > ${WASM_ESCAPE_MAX_BYTES}) throw new RangeError("body too large for the WebAssembly escaper");
+    input(n: number): Uint8Array {
+      if (n > WASM_ESCAPE_MAX_BYTES) throw new RangeError("body too large for the WebAssembly escaper");
       // Room for the text, its escape (at most 6 bytes a byte, 2 quotes) and one block of slack.
       const need = dstOf(n) + 6 * n + 2 + 16;
       if (need > u8.length) {
@@ -43,33 +61,18 @@ function createWasmEscaper(base64) {
       }
       return u8.subarray(SRC, SRC + n);
     },
-    escape(n) {
+    escape(n: number): Uint8Array {
       const dst = dstOf(n);
       return u8.subarray(dst, esc(SRC, n, dst));
     },
   };
 }
-// null where WebAssembly is unavailable (node --jitless): the caller escapes in JavaScript.
-function tryCreateWasmEscaper(base64) {
+
+/** createWasmEscaper, or null where WebAssembly is unavailable (`node --jitless`): the caller escapes in JavaScript. */
+export function tryCreateWasmEscaper(base64: string): WasmEscaper | null {
   try {
     return createWasmEscaper(base64);
   } catch {
     return null;
   }
 }
-`;
-
-/** The escaper of WASM_ESCAPE_SOURCE (the type of what it returns). */
-export interface WasmEscaper {
-  input(n: number): Uint8Array;
-  escape(n: number): Uint8Array;
-}
-
-const compiled = new Function(`${WASM_ESCAPE_SOURCE}; return { createWasmEscaper, tryCreateWasmEscaper };`)() as {
-  createWasmEscaper: (base64: string) => WasmEscaper;
-  tryCreateWasmEscaper: (base64: string) => WasmEscaper | null;
-};
-/** A new escaper instance (its own memory) for this thread; throws where WebAssembly is unavailable. */
-export const createWasmEscaper = compiled.createWasmEscaper;
-/** createWasmEscaper, or null where WebAssembly is unavailable (`node --jitless`). */
-export const tryCreateWasmEscaper = compiled.tryCreateWasmEscaper;
