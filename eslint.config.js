@@ -20,14 +20,6 @@ const NO_EXPORT_ALL = { selector: "ExportAllDeclaration", message: "no `export *
 const NO_EVAL_WORKER = { selector: "Property[key.name='eval'][value.value=true]", message: "no `eval: true` workers: start a worker from a real module that tsc checks" };
 const NO_DEFAULT_EXPORT = { selector: "ExportDefaultDeclaration", message: "no default exports in package sources: use named exports" };
 
-// Still converted from strings to modules by issue 17 item 4 (another branch, landing by 18:50 UTC).
-// Drop this list when `git grep -n "new Function\|eval: true" -- packages` finds nothing.
-const STRING_CODE_PENDING = [
-  "packages/diet/src/restore-pipeline.ts",
-  "packages/diet/src/json-escape.ts",
-  "packages/diet/src/json-escape-wasm.ts",
-];
-
 export default tseslint.config(
   { ignores: ["**/dist/**", "**/node_modules/**", "**/test-artifacts/**", "fixtures/**", "**/fixtures/**"] },
   {
@@ -64,9 +56,5 @@ export default tseslint.config(
         patterns: [...DEEP_IMPORTS, { group: NODE_MODULES.filter((m) => m.includes("*")), message: "core is pure: no node:* modules (put it in journal, cas, diet or cli)" }],
       }],
     },
-  },
-  {
-    files: STRING_CODE_PENDING,
-    rules: { "no-new-func": "off", "no-restricted-syntax": ["error", NO_EXPORT_ALL, NO_DEFAULT_EXPORT] },
   },
 );
