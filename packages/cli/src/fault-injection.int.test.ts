@@ -205,6 +205,14 @@ describe("fault injection: full disks, read-only mounts, directories where files
     await runCase({ command: "diet (events.meta.json a directory)", argv: (e) => ["diet", e], dirAt: (e) => layoutOf(e).sidecar }, "dir");
   });
 
+  it("the extended diet with events.meta.json a directory refuses up front too (NOT_A_REGULAR_FILE)", async (ctx) => {
+    if (unavailable) {
+      ctx.skip();
+      return;
+    }
+    await runCase({ command: "diet --bodies extended (events.meta.json a directory)", argv: (e) => ["diet", e, "--bodies", "extended"], dirAt: (e) => layoutOf(e).sidecar }, "dir");
+  });
+
   it("counts the faults survived per command", (ctx) => {
     if (unavailable) {
       ctx.skip();

@@ -15,7 +15,8 @@ import type { Stats } from "node:fs";
 import { JournalError, layoutOf, type ExecLayout } from "@hankweave-journal/core";
 import { createSha256, fsyncDir } from "@hankweave-journal/cas";
 import {
-  claimLockForOfflineTool, journalPresence, openRegularForRead, readSidecarStatus,
+  assertRegularFile, assertTempUsable, claimLockForOfflineTool, createTemp, errnoOf, ioError, journalPresence,
+  openRegularForRead, readSidecarStatus,
 } from "@hankweave-journal/journal";
 import { lastRunStatus, type LastRunStatus } from "../run-status.js";
 import { readManifest, type DietManifest } from "../manifest.js";
@@ -199,12 +200,17 @@ export async function applyExtDiet(exec: string, opts: ExtDietOptions = {}): Pro
     }
     const sidecar = await readSidecarStatus(exec, before.size);
     const trusted = sidecar.status === "ok" ? sidecar.sidecar : undefined;
+    // As in the compatible diet: refuse up front what would fail only after the pair is published
+    // and events.jsonl deleted (a directory at events.meta.json) or half-way (a directory at a temp).
+    await assertRegularFile(layout.sidecar);
+    await assertTempUsable(layout.dietedJournalTmp);
+    await assertTempUsable(layout.manifestTmp);
     await hook("start", 0);
     await rmQuiet(layout.dietedJournalTmp);
     await rmQuiet(layout.manifestTmp);
     await hook("swept", 0);
 
-    const zfh = await fsp.open(layout.dietedJournalTmp, "w", 0o644);
+    const zfh = await createTemp(layout.dietedJournalTmp);
     let w: ExtWriteResult;
     try {
       w = await writeExtContainer(fh, before.size, zfh, { ...opts, hook });
@@ -225,7 +231,7 @@ export async function applyExtDiet(exec: string, opts: ExtDietOptions = {}): Pro
       lines: w.lines, endsWithNewline: w.endsWithNewline,
     };
     const manifestText = Buffer.from(serializeExtManifest(manifest, ext), "utf8");
-    const mfh = await fsp.open(layout.manifestTmp, "w", 0o644);
+    const mfh = await createTemp(layout.manifestTmp);
     try {
       await mfh.writeFile(manifestText);
       await mfh.sync();
@@ -261,6 +267,9 @@ export async function applyExtDiet(exec: string, opts: ExtDietOptions = {}): Pro
     await fsyncDir(layout.eventsDir);
     await hook("done", 0);
     return resultOf(exec, "dieted", manifest, ext, w.containerBytes, manifestText.length);
+  } catch (e) {
+    // An OS error (a full disk, a read-only mount) is coded: NO_SPACE, READ_ONLY, …
+    throw errnoOf(e) !== undefined ? ioError(e, layout.eventsDir) : e;
   } finally {
     await fh?.close();
     if (!published) {
