@@ -26,6 +26,7 @@ import { verifyDiet } from "./verify-diet.js";
 import { DietedSource } from "./dieted-source.js";
 import { findPointers } from "./rehydrate.js";
 import { applyExtDiet, extAlreadyDieted, isExtDiet, planExtDiet } from "./ext/ext-diet.js";
+import { publishPair, rmQuiet } from "./publish-diet.js";
 
 /** At most this many individual moves are listed in a plan (the counts are always complete). */
 export const PLAN_MAX_MOVES = 1000;
@@ -169,15 +170,6 @@ export async function planDiet(exec: string, opts: DietOptions = {}): Promise<Di
   }
 }
 
-async function rmQuiet(path: string): Promise<void> {
-  await fsp.rm(path, { force: true }).catch(() => undefined);
-}
-
-async function sameFile(path: string, before: import("node:fs").Stats): Promise<boolean> {
-  const now = await fsp.stat(path).catch(() => undefined);
-  return now !== undefined && now.ino === before.ino && now.size === before.size && now.mtimeMs === before.mtimeMs;
-}
-
 /** Sizes of the published pair plus the blobs it references. */
 async function storedSizes(layout: ExecLayout, shas: Iterable<string>, zst: number, manifest: number): Promise<DietResult["stored"]> {
   let cas = 0;
@@ -308,26 +300,10 @@ export async function applyDiet(exec: string, opts: DietOptions = {}): Promise<D
     }
     await hook("verified", 0);
 
-    if (!(await sameFile(layout.journal, before))) {
-      throw new JournalError("JOURNAL_CHANGED", "events.jsonl changed while the diet ran; nothing was published", { path: layout.journal });
-    }
-    if (!(await lock.stillOurs())) {
-      throw new JournalError("LOCK_LOST", "runtime.lock no longer holds our lockId; nothing was published", { path: layout.lock });
-    }
-    await fsp.rename(layout.dietedJournalTmp, layout.dietedJournal);
-    await hook("renamed-zst", 0);
-    await fsp.rename(layout.manifestTmp, layout.manifest);
-    await fsyncDir(layout.eventsDir);
-    published = true;
-    await hook("published", 0);
-
-    await fh.close();
-    fh = undefined;
-    await fsp.rm(layout.journal, { force: true });
-    await hook("journal-deleted", 0);
-    await fsp.rm(layout.sidecar, { force: true });
-    await fsyncDir(layout.eventsDir);
-    await hook("done", 0);
+    await publishPair(layout, before, lock, hook, {
+      published: () => { published = true; },
+      closeJournal: async () => { await fh?.close(); fh = undefined; },
+    });
     return {
       exec,
       status: "dieted",

@@ -26,6 +26,7 @@ import { FORMAT_VERSION, type ExtManifestInfo } from "./format.js";
 import { ExtSource, readExtInfo } from "./ext-source.js";
 import { writeExtContainer, type ExtWriteResult } from "./ext-write.js";
 import { DECODE_MAX_WORKERS, DECODE_WORKERS_MIN_BYTES, decodeBlocksOnWorkers } from "./decode-pool.js";
+import { publishPair, rmQuiet } from "../publish-diet.js";
 
 /** Options of the extended diet beyond the common ones (tests use small blocks). */
 export interface ExtDietOptions extends DietOptions {
@@ -130,15 +131,6 @@ export async function verifyExtDiet(layout: ExecLayout, paths: { zst?: string; m
     });
   }
   return { originalSha256: digest, originalBytes: bytes, manifest, pointerJournalBytes: src.fileBytes, manifestBytes: (await fsp.stat(manifestPath)).size };
-}
-
-async function rmQuiet(path: string): Promise<void> {
-  await fsp.rm(path, { force: true }).catch(() => undefined);
-}
-
-async function sameFile(path: string, before: Stats): Promise<boolean> {
-  const now = await fsp.stat(path).catch(() => undefined);
-  return now !== undefined && now.ino === before.ino && now.size === before.size && now.mtimeMs === before.mtimeMs;
 }
 
 function resultOf(exec: string, status: DietResult["status"], m: DietManifest, ext: ExtManifestInfo, containerBytes: number, manifestBytes: number): DietResult {
@@ -247,25 +239,10 @@ export async function applyExtDiet(exec: string, opts: ExtDietOptions = {}): Pro
       throw new JournalError("DIET_VERIFY_FAILED", `the written diet did not verify: ${(e as Error).message}`, { path: layout.dietedJournalTmp }, { cause: e });
     }
     await hook("verified", 0);
-    if (!(await sameFile(layout.journal, before))) {
-      throw new JournalError("JOURNAL_CHANGED", "events.jsonl changed while the diet ran; nothing was published", { path: layout.journal });
-    }
-    if (!(await lock.stillOurs())) {
-      throw new JournalError("LOCK_LOST", "runtime.lock no longer holds our lockId; nothing was published", { path: layout.lock });
-    }
-    await fsp.rename(layout.dietedJournalTmp, layout.dietedJournal);
-    await hook("renamed-zst", 0);
-    await fsp.rename(layout.manifestTmp, layout.manifest);
-    await fsyncDir(layout.eventsDir);
-    published = true;
-    await hook("published", 0);
-    await fh.close();
-    fh = undefined;
-    await fsp.rm(layout.journal, { force: true });
-    await hook("journal-deleted", 0);
-    await fsp.rm(layout.sidecar, { force: true });
-    await fsyncDir(layout.eventsDir);
-    await hook("done", 0);
+    await publishPair(layout, before, lock, hook, {
+      published: () => { published = true; },
+      closeJournal: async () => { await fh?.close(); fh = undefined; },
+    });
     return resultOf(exec, "dieted", manifest, ext, w.containerBytes, manifestText.length);
   } catch (e) {
     // An OS error (a full disk, a read-only mount) is coded: NO_SPACE, READ_ONLY, …
