@@ -7,6 +7,7 @@ export default [
   "packages/diet",
   "packages/state",
   "packages/audit",
+  "packages/fleet",
   "packages/cli",
   "packages/hankweave-journal",
   "tools",
