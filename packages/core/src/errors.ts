@@ -143,6 +143,9 @@ export const ERROR_CODES = {
   BLAME_PATH_INVALID: "a blame path is not a valid path into the state (see docs/explain.md for both spellings)",
   BLAME_PATH_NOT_FOUND: "a blame path names a run, codon record or field the folded state does not have",
   EXPORT_FORMAT_UNKNOWN: "export was asked for a format it does not write (known: trace)",
+  // --- fleet (discovery and batch work over many executions)
+  FLEET_ROOT_INVALID: "a fleet root (fleet ls <root>, --all <root>) does not exist or is not a directory",
+  FLEET_TOO_DEEP: "a folder under a fleet root lies deeper than discovery's depth bound (--max-depth): not searched",
   // --- tools (generator, bench)
   GENERATE_TARGET_EXISTS: "the generator's output directory already holds a journal; it never overwrites one",
   // --- CLI
