@@ -37,7 +37,7 @@ async function child(op: string, exec: string): Promise<void> {
   let extra: Record<string, unknown> = {};
   if (op === "diet-compatible" || op === "diet-extended") {
     const frameTargetBytes = process.env.BENCH_FRAME_BYTES ? Number(process.env.BENCH_FRAME_BYTES) : undefined;
-    const r = await applyDiet(exec, { mode: op === "diet-extended" ? "extended" : "compatible", frameTargetBytes });
+    const r = await applyDiet(exec, { kind: op === "diet-extended" ? "extended" : "compatible", frameTargetBytes });
     extra = { stored: r.stored, bodies: r.bodies };
   } else if (op === "restore") {
     await restoreJournal(exec);

@@ -24,7 +24,7 @@ async function dieted(frameTargetBytes = 1500, seekable = false): Promise<{ exec
   const original = finishedJournal(BODIES);
   const exec = tempExec(original);
   made.push(exec);
-  await applyDiet(exec, { frameTargetBytes, seekable });
+  await applyDiet(exec, { frameTargetBytes, kind: seekable ? "seekable" : "compatible" });
   return { exec, original };
 }
 

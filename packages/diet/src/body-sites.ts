@@ -11,12 +11,10 @@ import { createHash } from "node:crypto";
 import { JournalError } from "@hankweave-journal/core";
 import { sniffEventType, typeSniffer } from "@hankweave-journal/journal";
 import { findPointers, spliceBodies } from "./rehydrate.js";
+import { movesExtendedSites, type DietKind } from "./diet-kind.js";
 
 /** Lines and bodies below this many bytes stay inline (format §5.1). */
 export const CAS_THRESHOLD_BYTES = 4096;
-
-/** `compatible` = dietVersion 1 (two sites); `extended` = dietVersion 2 (more sites, opt-in). */
-export type DietMode = "compatible" | "extended";
 
 /** One body site: the event type, the path from `data` to the containing object, the key. */
 export interface BodySite {
@@ -40,15 +38,13 @@ const EXTENDED_SITES: readonly BodySite[] = [
 // A lone surrogate would not survive UTF-8 encoding of the body (with /u, \p{Cs} never matches a pair).
 const LONE_SURROGATE_RE = /\p{Cs}/u;
 
-/** The body sites of a mode. */
-export function sitesOf(mode: DietMode): readonly BodySite[] {
-  return mode === "extended" ? EXTENDED_SITES : COMPATIBLE_SITES;
+/** The body sites a diet of this kind moves (`compatible` and `seekable`: two; `extended`: more, opt-in). */
+export function sitesOf(kind: DietKind): readonly BodySite[] {
+  return movesExtendedSites(kind) ? EXTENDED_SITES : COMPATIBLE_SITES;
 }
 
-const SITE_TYPES = {
-  compatible: new Set(COMPATIBLE_SITES.map((s) => s.type)),
-  extended: new Set(EXTENDED_SITES.map((s) => s.type)),
-};
+const COMPATIBLE_SITE_TYPES = new Set(COMPATIBLE_SITES.map((s) => s.type));
+const EXTENDED_SITE_TYPES = new Set(EXTENDED_SITES.map((s) => s.type));
 
 /** One body moved out of a line. */
 export interface MovedBody {
@@ -84,10 +80,10 @@ function replaceKey(obj: Record<string, unknown>, key: string, ref: unknown): Re
  *
  * @example rewriteLine(Buffer.from(line), "compatible")?.bodies[0].sha256
  */
-export function rewriteLine(bytes: Buffer, mode: DietMode): LineRewrite | null {
+export function rewriteLine(bytes: Buffer, kind: DietKind): LineRewrite | null {
   if (bytes.length < CAS_THRESHOLD_BYTES) return null;
   const type = sniffEventType(bytes);
-  if (type === undefined || !SITE_TYPES[mode].has(type)) return null;
+  if (type === undefined || !(movesExtendedSites(kind) ? EXTENDED_SITE_TYPES : COMPATIBLE_SITE_TYPES).has(type)) return null;
   if (!isUtf8(bytes)) return null;
   const text = bytes.toString("utf8");
   let root: unknown;
@@ -100,7 +96,7 @@ export function rewriteLine(bytes: Buffer, mode: DietMode): LineRewrite | null {
   if (JSON.stringify(root) !== text) return null;
   let obj: Record<string, unknown> = root;
   const moved: MovedBody[] = [];
-  for (const site of sitesOf(mode)) {
+  for (const site of sitesOf(kind)) {
     if (site.type !== type) continue;
     // Walk to the container, rebuilding the path so the original object stays untouched.
     const chain: Record<string, unknown>[] = [obj.data as Record<string, unknown>];

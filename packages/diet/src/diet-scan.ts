@@ -7,7 +7,8 @@
  */
 import type { FileHandle } from "node:fs/promises";
 import { createSha256 } from "@hankweave-journal/cas";
-import { CAS_THRESHOLD_BYTES, assertNoCasRefAtSite, rewriteLine, type DietMode, type MovedBody } from "./body-sites.js";
+import type { DietKind } from "./diet-kind.js";
+import { CAS_THRESHOLD_BYTES, assertNoCasRefAtSite, rewriteLine, type MovedBody } from "./body-sites.js";
 import type { FrameIndexEntry } from "./manifest.js";
 
 /** Input bytes per pointer frame (format §5.1: about 1–4 MiB; a longer line makes a frame of its own). */
@@ -57,7 +58,7 @@ function jsonAccepts(line: Buffer): boolean {
 /** Run the pass over `fh` from offset 0 to its end. */
 export async function scanForDiet(
   fh: FileHandle,
-  opts: { mode: DietMode; countEvents: boolean; frameTargetBytes?: number },
+  opts: { kind: DietKind; countEvents: boolean; frameTargetBytes?: number },
   sink: DietScanSink = {},
 ): Promise<DietScanResult> {
   const frameTarget = opts.frameTargetBytes ?? FRAME_TARGET_BYTES;
@@ -98,7 +99,7 @@ export async function scanForDiet(
     assertNoCasRefAtSite(line, lineNo);
     // The unterminated final fragment is never rewritten: the runtime's streaming reader emits it
     // verbatim, so a body moved out of it would come back as pointer text there.
-    const rw = terminated && line.length >= CAS_THRESHOLD_BYTES ? rewriteLine(line, opts.mode) : null;
+    const rw = terminated && line.length >= CAS_THRESHOLD_BYTES ? rewriteLine(line, opts.kind) : null;
     if (rw) {
       cur.rewritten.push(cur.lines, line.length);
       pushPiece(rw.pointer);

@@ -18,7 +18,7 @@ import {
   assertRegularFile, assertTempUsable, claimLockForOfflineTool, createTemp, errnoOf, fsyncDir, ioError, journalPresence,
   openRegularForRead, readSidecarStatus,
 } from "@hankweave-journal/journal";
-import type { DietMode } from "./body-sites.js";
+import { DEFAULT_DIET_KIND, kindOfManifest, manifestFieldsOf, type DietKind } from "./diet-kind.js";
 import { scanForDiet, type DietScanResult } from "./diet-scan.js";
 import { serializeManifest, type DietManifest } from "./manifest.js";
 import { lastRunStatus, type LastRunStatus } from "./run-status.js";
@@ -37,20 +37,19 @@ const BLOB_IN_FLIGHT = 16;
 export type DietHook = (step: string, n: number) => void | Promise<void>;
 
 export interface DietOptions {
-  /** `compatible` (default, dietVersion 1) or `extended` (dietVersion 2, unreadable by the reference runtime). */
-  mode?: DietMode;
+  /**
+   * What to write (diet-kind.ts): `compatible` (default: dietVersion 1, one zstd frame, read by
+   * every reference runtime), `seekable` (dietVersion 1, independent frames + a seek table: read
+   * by the reference runtime on Node >= 24 and Bun, NOT on Node 22, whose `node:zlib` decodes the
+   * first frame only) or `extended` (dietVersion 2, unreadable by the reference runtime).
+   */
+  kind?: DietKind;
   /** Diet even when the last run did not end completed/failed (never overrides the lock). */
   force?: boolean;
   now?: () => number;
   hook?: DietHook;
   /** Input bytes per pointer frame (default FRAME_TARGET_BYTES; small values are for tests). */
   frameTargetBytes?: number;
-  /**
-   * Write the pointer journal as independent frames plus a seek table (`--seekable`) instead of
-   * one zstd frame. Read by the reference runtime on Node ≥ 24 and Bun, NOT on Node 22 (its
-   * `node:zlib` decodes the first frame only). Default: false (dietVersion 1 only).
-   */
-  seekable?: boolean;
   /** zstd level of the CAS blobs (default CAS_ZSTD_LEVEL; the reference runtime reads any level). */
   casLevel?: number;
 }
@@ -75,7 +74,7 @@ export interface PlannedMove {
 /** What a diet would do (`--dry-run`). */
 export interface DietPlan {
   exec: string;
-  mode: DietMode;
+  kind: DietKind;
   dietVersion: 1 | 2;
   lastRun: LastRunStatus;
   runCheck: "ok" | "forced" | "refused";
@@ -94,6 +93,8 @@ export interface DietPlan {
 export interface DietResult {
   exec: string;
   status: "dieted" | "already-dieted";
+  /** The kind written (or, already dieted, found: from the manifest). */
+  kind: DietKind;
   dietVersion: 1 | 2;
   originalSha256: string;
   originalBytes: number;
@@ -136,30 +137,30 @@ async function requirePlain(exec: string): Promise<ExecLayout> {
  * @example const plan = await planDiet("/runs/x"); plan.bodies.moved
  */
 export async function planDiet(exec: string, opts: DietOptions = {}): Promise<DietPlan> {
-  const mode = opts.mode ?? "compatible";
-  if (mode === "extended") return planExtDiet(exec, opts);
+  const kind = opts.kind ?? DEFAULT_DIET_KIND;
+  if (kind === "extended") return planExtDiet(exec, opts);
   const layout = await requirePlain(exec);
   const fh = await openRegularForRead(layout.journal);
   try {
     const size = (await fh.stat()).size;
     const lastRun = await lastRunStatus(fh, size);
     const moves: PlannedMove[] = [];
-    const scan = await scanForDiet(fh, { mode, countEvents: false, frameTargetBytes: opts.frameTargetBytes }, {
+    const scan = await scanForDiet(fh, { kind, countEvents: false, frameTargetBytes: opts.frameTargetBytes }, {
       body: (b, line, firstSeen) => {
         if (moves.length < PLAN_MAX_MOVES) moves.push({ line, key: b.key, sha256: b.sha256, bytes: b.bytes, firstSeen });
       },
     });
     return {
       exec,
-      mode,
-      dietVersion: 1,
+      kind,
+      dietVersion: manifestFieldsOf(kind).dietVersion,
       lastRun,
       runCheck: runOk(lastRun) ? "ok" : opts.force ? "forced" : "refused",
       originalBytes: scan.originalBytes,
       originalSha256: scan.originalSha256,
       lines: scan.lines,
       // zstd frames the pointer journal will have (the index's blocks are not frames unless seekable).
-      frames: opts.seekable === true ? scan.frames.length : 1,
+      frames: kind === "seekable" ? scan.frames.length : 1,
       bodies: { moved: scan.moved, unique: scan.uniqueBodies, movedBytes: scan.movedBytes, uniqueBytes: scan.uniqueBodyBytes },
       expectedPointerBytes: scan.pointerBytes,
       moves,
@@ -187,8 +188,8 @@ async function storedSizes(layout: ExecLayout, shas: Iterable<string>, zst: numb
  * @example const r = await applyDiet("/runs/x"); r.stored.totalBytes
  */
 export async function applyDiet(exec: string, opts: DietOptions = {}): Promise<DietResult> {
-  const mode = opts.mode ?? "compatible";
-  if (mode === "extended") return applyExtDiet(exec, opts);
+  const kind = opts.kind ?? DEFAULT_DIET_KIND;
+  if (kind === "extended") return applyExtDiet(exec, opts);
   const hook: DietHook = opts.hook ?? (() => undefined);
   const presence = await journalPresence(exec);
   if (presence.kind === "dieted") return alreadyDieted(exec);
@@ -223,13 +224,13 @@ export async function applyDiet(exec: string, opts: DietOptions = {}): Promise<D
     const zfh = await createTemp(layout.dietedJournalTmp);
     const pool = new ZstdPool();
     const compress = (data: Buffer, level: number): Promise<Buffer> => pool.compress(data, level);
-    const seekable = opts.seekable === true;
+    const seekable = kind === "seekable";
     let scan: DietScanResult;
     let zstBytes: number;
     try {
       const writer = seekable ? new SeekableWriter(zfh, JOURNAL_ZSTD_LEVEL, 2) : new OneFrameWriter(zfh, JOURNAL_ZSTD_LEVEL, before.size >= JOURNAL_ZSTD_MT_MIN_BYTES ? JOURNAL_ZSTD_WORKERS : 0);
       let frames = 0;
-      scan = await scanForDiet(fh, { mode, countEvents: trusted === undefined, frameTargetBytes: opts.frameTargetBytes }, {
+      scan = await scanForDiet(fh, { kind, countEvents: trusted === undefined, frameTargetBytes: opts.frameTargetBytes }, {
         body: async (b, _line, firstSeen) => {
           if (!firstSeen) return;
           referenced.add(b.sha256);
@@ -265,7 +266,7 @@ export async function applyDiet(exec: string, opts: DietOptions = {}): Promise<D
 
     const manifest: DietManifest = {
       schemaVersion: 1,
-      dietVersion: 1,
+      dietVersion: manifestFieldsOf(kind).dietVersion,
       // Only when the sidecar had one (format §5.1): a journal without a sidecar gets none.
       eventSchemaVersion: trusted?.eventSchemaVersion ?? (sidecar.status === "stale" ? sidecar.sidecar.eventSchemaVersion : undefined),
       totalEvents: trusted?.totalEvents ?? scan.totalEvents ?? 0,
@@ -277,7 +278,7 @@ export async function applyDiet(exec: string, opts: DietOptions = {}): Promise<D
       endsWithNewline: scan.endsWithNewline,
       bodies: { moved: scan.moved, unique: scan.uniqueBodies, movedBytes: scan.movedBytes },
       frames: scan.frames,
-      framing: seekable ? "seekable" : "one-frame",
+      framing: manifestFieldsOf(kind).framing,
     };
     const manifestText = Buffer.from(serializeManifest(manifest), "utf8");
     const mfh = await createTemp(layout.manifestTmp);
@@ -307,6 +308,7 @@ export async function applyDiet(exec: string, opts: DietOptions = {}): Promise<D
     return {
       exec,
       status: "dieted",
+      kind,
       dietVersion: manifest.dietVersion,
       originalSha256: scan.originalSha256,
       originalBytes: scan.originalBytes,
@@ -345,6 +347,7 @@ async function alreadyDieted(exec: string): Promise<DietResult> {
   return {
     exec,
     status: "already-dieted",
+    kind: kindOfManifest(v.manifest),
     dietVersion: v.manifest.dietVersion,
     originalSha256: v.originalSha256,
     originalBytes: v.originalBytes,

@@ -29,7 +29,7 @@ describe("restore fast paths", () => {
     const head = finishedJournal(bodiesFor(1), null, 400);
     const dense = finishedJournal(bodiesFor(40), "RunCompleted", 0);
     const original = Buffer.concat([head, dense]);
-    const exec = await dietBytes(original, { frameTargetBytes: 2000, seekable: true });
+    const exec = await dietBytes(original, { frameTargetBytes: 2000, kind: "seekable" });
     made.push(exec);
     const layout = layoutOf(exec);
     const m = await readManifest(layout);
@@ -73,7 +73,7 @@ describe("restore fast paths", () => {
 
   it("restores the same bytes with a background fdatasync every few KiB (the overlapped writeback)", async () => {
     const original = finishedJournal(bodiesFor(30), "RunCompleted", 200);
-    const exec = await dietBytes(original, { frameTargetBytes: 4000, seekable: true });
+    const exec = await dietBytes(original, { frameTargetBytes: 4000, kind: "seekable" });
     made.push(exec);
     const r = await restoreJournal(exec, { datasyncEveryBytes: 1024 });
     expect(r.status).toBe("restored");
@@ -85,7 +85,7 @@ describe("restore fast paths", () => {
     // Verbatim, rewritten, blank and corrupt lines, a missing final newline, small frames.
     const body = finishedJournal(bodiesFor(12), "RunCompleted", 30);
     const original = Buffer.concat([body, Buffer.from("\n{not json\n   \n"), finishedJournal(bodiesFor(3), null, 5), Buffer.from('{"torn":')]);
-    const exec = await dietBytes(original, { frameTargetBytes: 3000, seekable: true });
+    const exec = await dietBytes(original, { frameTargetBytes: 3000, kind: "seekable" });
     made.push(exec);
     const plainExec = await dietBytes(original);
     made.push(plainExec);

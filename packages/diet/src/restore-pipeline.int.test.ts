@@ -52,7 +52,7 @@ describe("restore fast path (worker threads)", () => {
       finishedJournal(bodiesFor(40), "RunCompleted", 10),
       Buffer.from('{"torn":'),
     ]);
-    const exec = await dietBytes(original, { frameTargetBytes: 3000, seekable: true });
+    const exec = await dietBytes(original, { frameTargetBytes: 3000, kind: "seekable" });
     made.push(exec);
     const frames = (await readManifest(layoutOf(exec))).frames!.length;
     expect(frames).toBeGreaterThan(10);
@@ -77,7 +77,7 @@ describe("restore fast path (worker threads)", () => {
   it("restoreJournal with workers publishes the original bytes; workers: 0 takes the in-thread path", async () => {
     const original = finishedJournal(bodiesFor(12), "RunCompleted", 40);
     for (const workers of [2, 0]) {
-      const exec = await dietBytes(original, { frameTargetBytes: 5000, seekable: true });
+      const exec = await dietBytes(original, { frameTargetBytes: 5000, kind: "seekable" });
       made.push(exec);
       const stats = {} as PipelineStats;
       const r = await restoreJournal(exec, { workers, stats });
@@ -92,7 +92,7 @@ describe("restore fast path (worker threads)", () => {
     const original = finishedJournal(bodiesFor(12), "RunCompleted", 40);
     const execs: string[] = [];
     for (let i = 0; i < 2; i++) {
-      const exec = await dietBytes(original, { frameTargetBytes: 5000, seekable: true });
+      const exec = await dietBytes(original, { frameTargetBytes: 5000, kind: "seekable" });
       made.push(exec);
       execs.push(exec);
     }
@@ -119,7 +119,7 @@ describe("restore fast path (worker threads)", () => {
   it("hands a frame whose body is corrupt, and all after it, to the in-thread path, which throws the stable code", async () => {
     const bodies = bodiesFor(8);
     const original = finishedJournal(bodies, "RunCompleted", 40);
-    const exec = await dietBytes(original, { frameTargetBytes: 3000, seekable: true });
+    const exec = await dietBytes(original, { frameTargetBytes: 3000, kind: "seekable" });
     made.push(exec);
     const l = layoutOf(exec);
     const last = bodies[bodies.length - 1];

@@ -102,7 +102,7 @@ export function finishedJournal(bodies: string[], end: "RunCompleted" | "RunFail
  * up): restore must refuse it. Returns the directory and the index of the lying frame.
  */
 export async function dietWithLyingLineLength(original: Buffer): Promise<{ exec: string; frame: number }> {
-  const exec = await dietBytes(original, { frameTargetBytes: 16 * 1024, seekable: true });
+  const exec = await dietBytes(original, { frameTargetBytes: 16 * 1024, kind: "seekable" });
   const layout = layoutOf(exec);
   const m = JSON.parse(fs.readFileSync(layout.manifest, "utf8"));
   const frame = m.frames.findIndex((x: { rewritten: unknown[] }) => x.rewritten.length > 0);

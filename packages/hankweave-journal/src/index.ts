@@ -38,7 +38,7 @@ export type {
 } from "@hankweave-journal/state";
 // --- diet and restore
 export { planDiet, applyDiet, restoreJournal, verifyDiet } from "@hankweave-journal/diet";
-export type { DietOptions, DietPlan, DietResult, RestoreResult, DietVerification } from "@hankweave-journal/diet";
+export type { DietKind, DietOptions, DietPlan, DietResult, RestoreResult, DietVerification } from "@hankweave-journal/diet";
 // --- audit, index, verify, report
 export { auditExecution, streamAudit, buildIndex, queryIndex, verifyExecution, writeReport } from "@hankweave-journal/audit";
 export type {

@@ -36,7 +36,7 @@ export async function dietedExec(root: string, _template: string, name = "exec")
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "hw-adversarial-diet-"));
     process.once("exit", () => fs.rmSync(dir, { recursive: true, force: true }));
     const t = finishedExec(dir, "dieted-template");
-    await applyDiet(t, { mode: "compatible" });
+    await applyDiet(t, { kind: "compatible" });
     return t;
   })();
   const t = await dietedTemplate;

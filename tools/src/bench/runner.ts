@@ -213,7 +213,7 @@ async function run(spec: RunnerSpec): Promise<RunnerResult> {
     case "diet": {
       const { applyDiet } = await import("@hankweave-journal/diet");
       const t = performance.now();
-      const r = await applyDiet(spec.exec, { mode: spec.mode });
+      const r = await applyDiet(spec.exec, { kind: spec.mode });
       return { ms: performance.now() - t, exit: 0, detail: { storedBytes: r.stored.totalBytes, bodies: r.bodies } };
     }
     case "restore": {

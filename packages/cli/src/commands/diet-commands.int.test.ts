@@ -54,6 +54,8 @@ describe("diet and restore commands", () => {
     expect(d.code).toBe(0);
     const res = JSON.parse(d.out).result;
     expect(res.status).toBe("dieted");
+    expect(res.kind).toBe("compatible");
+    expect(JSON.parse(fs.readFileSync(l.manifest, "utf8"))).toMatchObject({ dietVersion: 1, framing: "one-frame" });
     expect(res.stored.totalBytes).toBeLessThan(original.length);
     expect(fs.existsSync(l.journal)).toBe(false);
 
@@ -85,6 +87,21 @@ describe("diet and restore commands", () => {
     expect(r.code).toBe(0);
     expect(JSON.parse(r.out).result.dietVersion).toBe(2);
     expect(JSON.parse(fs.readFileSync(layoutOf(exec).manifest, "utf8")).dietVersion).toBe(2);
+    expect(JSON.parse(r.out).result.kind).toBe("extended");
+  });
+
+  it("--kind names the diet kind from the flag to the manifest; --seekable and --bodies are its aliases", async () => {
+    const exec = copyFixture("ok-finished-run");
+    for (const [flags, kind] of [[["--kind", "seekable"], "seekable"], [["--bodies", "compatible", "--kind", "compatible"], "compatible"], [["--kind", "extended"], "extended"]] as const) {
+      expect(JSON.parse((await cli(["diet", exec, "--dry-run", "--json", ...flags])).out).plan.kind).toBe(kind);
+    }
+    const r = await cli(["diet", exec, "--seekable"]);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain("(seekable, dietVersion 1, verified)");
+    const m = JSON.parse(fs.readFileSync(layoutOf(exec).manifest, "utf8"));
+    expect([m.dietVersion, m.framing]).toEqual([1, "seekable"]);
+    // Already dieted: the kind comes back from the manifest.
+    expect(JSON.parse((await cli(["diet", exec, "--json"])).out).result).toMatchObject({ status: "already-dieted", kind: "seekable" });
   });
 
   it("refuses an unfinished run with exit 1 and a code, nothing changed; --force diets it", async () => {
@@ -102,6 +119,12 @@ describe("diet and restore commands", () => {
   it("exits 2 on bad usage", async () => {
     expect((await cli(["diet"])).code).toBe(2);
     expect((await cli(["diet", "/x", "--bodies", "all"])).code).toBe(2);
+    expect((await cli(["diet", "/x", "--bodies", "seekable"])).code).toBe(2);
+    expect((await cli(["diet", "/x", "--kind", "all"])).code).toBe(2);
+    const clash = await cli(["diet", "/x", "--kind", "extended", "--seekable"]);
+    expect(clash.code).toBe(2);
+    expect(clash.err).toMatch(/--kind extended and --seekable ask for different diet kinds/);
+    expect((await cli(["diet", "/x", "--bodies", "extended", "--seekable"])).code).toBe(2);
     expect((await cli(["restore", "/x", "/y"])).code).toBe(2);
   });
 

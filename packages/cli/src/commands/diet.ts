@@ -7,7 +7,7 @@
 import { statSync } from "node:fs";
 import { JournalError, isJournalError, type ExecLayout } from "@hankweave-journal/core";
 import { CAS_ZSTD_LEVEL } from "@hankweave-journal/cas";
-import { applyDiet, planDiet, type DietMode, type DietPlan, type DietResult } from "@hankweave-journal/diet";
+import { DIET_KINDS, applyDiet, isDietKind, planDiet, type DietKind, type DietPlan, type DietResult } from "@hankweave-journal/diet";
 import { parseCommandArgs } from "../args.js";
 import type { Command } from "../io.js";
 
@@ -16,8 +16,7 @@ export interface DietArgs {
   dryRun: boolean;
   json: boolean;
   force: boolean;
-  mode: DietMode;
-  seekable: boolean;
+  kind: DietKind;
   level: number | undefined;
 }
 
@@ -27,7 +26,7 @@ function mib(bytes: number): string {
 
 function planText(p: DietPlan): string {
   const lines = [
-    `plan for ${p.exec} (${p.mode}, dietVersion ${p.dietVersion})`,
+    `plan for ${p.exec} (${p.kind}, dietVersion ${p.dietVersion})`,
     `journal: ${p.originalBytes} bytes, ${p.lines} lines, sha256 ${p.originalSha256}`,
     `last run: ${p.lastRun} (${p.runCheck === "refused" ? "the diet would refuse: use --force" : p.runCheck})`,
     `bodies to move: ${p.bodies.moved} (${p.bodies.unique} unique, ${p.bodies.uniqueBytes} bytes to store once)`,
@@ -55,18 +54,36 @@ function withIndex(r: DietResult, layout: ExecLayout): DietResult & { stored: Di
 
 function resultText(r: ReturnType<typeof withIndex>): string {
   return [
-    `${r.status} ${r.exec} (dietVersion ${r.dietVersion}, verified)`,
+    `${r.status} ${r.exec} (${r.kind}, dietVersion ${r.dietVersion}, verified)`,
     `original: ${r.originalBytes} bytes (${mib(r.originalBytes)}), sha256 ${r.originalSha256}`,
     `stored: ${r.stored.totalBytes} bytes (${mib(r.stored.totalBytes)}) = pointer journal ${r.stored.pointerJournalBytes} + CAS ${r.stored.casBytes} + manifest ${r.stored.manifestBytes}${r.stored.indexBytes > 0 ? ` + index ${r.stored.indexBytes}` : ""}`,
     `bodies: ${r.bodies.moved} moved, ${r.bodies.unique} unique (${r.bodies.written} written, ${r.bodies.reused} reused)`,
   ].join("\n") + "\n";
 }
 
+/**
+ * The diet kind from `--kind`, or its aliases `--seekable` (= seekable) and `--bodies B`
+ * (= B, compatible or extended); USAGE when they name different kinds or an unknown one.
+ */
+function kindOfArgs(kind: string | undefined, seekable: boolean, bodies: string | undefined): DietKind {
+  if (kind !== undefined && !isDietKind(kind)) throw new JournalError("USAGE", `--kind expects ${DIET_KINDS.join(", ")}, got ${JSON.stringify(kind)}`);
+  if (bodies !== undefined && bodies !== "compatible" && bodies !== "extended") {
+    throw new JournalError("USAGE", `--bodies expects compatible or extended, got ${JSON.stringify(bodies)}`);
+  }
+  const asked: [string, DietKind][] = [];
+  if (kind !== undefined) asked.push([`--kind ${kind}`, kind]);
+  if (seekable) asked.push(["--seekable", "seekable"]);
+  if (bodies !== undefined) asked.push([`--bodies ${bodies}`, bodies]);
+  const other = asked.find(([, k]) => k !== asked[0][1]);
+  if (other !== undefined) throw new JournalError("USAGE", `${asked[0][0]} and ${other[0]} ask for different diet kinds`);
+  return asked[0]?.[1] ?? "compatible";
+}
+
 export const dietCommand: Command<DietArgs> = {
   name: "diet",
   summary: "shrink a finished journal: bodies to the CAS, the rest one zstd frame (--dry-run)",
-  help: `usage: hankweave-journal diet <exec> [--dry-run] [--json] [--force] [--bodies compatible|extended]
-                                [--level N] [--seekable]
+  help: `usage: hankweave-journal diet <exec> [--dry-run] [--json] [--force] [--kind compatible|seekable|extended]
+                                [--level N] [--seekable] [--bodies compatible|extended]
        hankweave-journal --diet-journal <exec>   (the reference runtime's spelling)
 
 Moves file bodies of 4,096 bytes or more to events/cas/<sha[0:2]>/<sha>.zst (stored once), writes
@@ -81,48 +98,50 @@ the last run to have ended completed or failed (RUN_NOT_FINISHED otherwise).
                      on a dieted directory: say that diet would re-verify it
   --json             print one JSON object {ok, dryRun, plan | result}
   --force            diet even when the last run did not finish (the lock is still required)
-  --bodies MODE      compatible (default, dietVersion 1: file.updated and state.snapshot bodies)
-                     extended (dietVersion 2: also assistant.action, tool.result, sentinel.output
-                     bodies, deduplicated). The reference runtime CANNOT read an extended diet:
-                     restore the directory before handing it back to it.
+  --kind KIND        what to write (default compatible):
+                     compatible  dietVersion 1, file.updated and state.snapshot bodies to the CAS,
+                                 the rest one zstd frame: every reference runtime reads it
+                     seekable    dietVersion 1, same bodies, events.jsonl.zst as independent frames
+                                 + a seek table. Read by the reference runtime on Node >= 24 and Bun,
+                                 NOT on Node 22 (its node:zlib decodes only the first frame: it would
+                                 see a prefix of the journal). Our tools read both.
+                     extended    dietVersion 2, our own container (also assistant.action, tool.result,
+                                 sentinel.output bodies, deduplicated). The reference runtime CANNOT
+                                 read an extended diet: restore the directory before handing it back.
+  --seekable         the same as --kind seekable
+  --bodies B         the same as --kind B, for B = compatible or extended (the older spelling)
   --level N          zstd level of the CAS bodies (1–19; default ${CAS_ZSTD_LEVEL}, chosen by measurement:
                      see docs/diet.md). The reference runtime reads any level.
-  --seekable         write events.jsonl.zst as independent frames + a seek table instead of one
-                     frame. Read by the reference runtime on Node >= 24 and Bun, NOT on Node 22
-                     (its node:zlib decodes only the first frame: it would see a prefix of the
-                     journal). Our tools read both.
 
 Examples:
   hankweave-journal diet ./runs/x --dry-run
   hankweave-journal diet ./runs/x --json
-  hankweave-journal diet ./runs/x --level 19 --seekable
-  hankweave-journal diet ./runs/x --force --bodies extended
+  hankweave-journal diet ./runs/x --level 19 --kind seekable
+  hankweave-journal diet ./runs/x --force --kind extended
+  hankweave-journal diet ./runs/x --seekable              (the same as --kind seekable)
+  hankweave-journal diet ./runs/x --bodies extended       (the same as --kind extended)
 
 Exit codes: 0 dieted (or already dieted, re-verified), 1 refused or failed (nothing lost), 2 usage.`,
   parseArgs(argv) {
     const p = parseCommandArgs(argv, {
       "dry-run": { type: "boolean" }, json: { type: "boolean" }, force: { type: "boolean" }, bodies: { type: "string" },
-      level: { type: "string" }, seekable: { type: "boolean" },
+      kind: { type: "string" }, level: { type: "string" }, seekable: { type: "boolean" },
     }, { min: 1, max: 1 });
     const levelText = p.values.level as string | undefined;
     const level = levelText === undefined ? undefined : Number(levelText);
     if (level !== undefined && !(Number.isInteger(level) && level >= 1 && level <= 19 && /^\d+$/.test(levelText!))) {
       throw new JournalError("USAGE", `--level expects an integer from 1 to 19, got ${JSON.stringify(levelText)}`);
     }
-    const bodies = (p.values.bodies as string | undefined) ?? "compatible";
-    if (bodies !== "compatible" && bodies !== "extended") {
-      throw new JournalError("USAGE", `--bodies expects compatible or extended, got ${JSON.stringify(bodies)}`);
-    }
     return {
-      exec: p.positionals[0], dryRun: p.values["dry-run"] === true, json: p.values.json === true, force: p.values.force === true, mode: bodies,
-      seekable: p.values.seekable === true, level,
+      exec: p.positionals[0], dryRun: p.values["dry-run"] === true, json: p.values.json === true, force: p.values.force === true,
+      kind: kindOfArgs(p.values.kind as string | undefined, p.values.seekable === true, p.values.bodies as string | undefined), level,
     };
   },
   async run(args, io, { layout }) {
     if (args.dryRun) {
       let plan: DietPlan;
       try {
-        plan = await planDiet(args.exec, { mode: args.mode, force: args.force, seekable: args.seekable });
+        plan = await planDiet(args.exec, { kind: args.kind, force: args.force });
       } catch (e) {
         if (!isJournalError(e) || e.code !== "ALREADY_DIETED") throw e;
         // What `diet` does on a dieted directory: re-verify the pair and the CAS, change nothing.
@@ -138,7 +157,7 @@ Exit codes: 0 dieted (or already dieted, re-verified), 1 refused or failed (noth
       return 1;
     }
     if (io.stderrIsTTY) io.stderr(`dieting ${args.exec} …\n`);
-    const result = withIndex(await applyDiet(args.exec, { mode: args.mode, force: args.force, seekable: args.seekable, casLevel: args.level }), layout!);
+    const result = withIndex(await applyDiet(args.exec, { kind: args.kind, force: args.force, casLevel: args.level }), layout!);
     if (args.json) await io.stdout(JSON.stringify({ ok: true, dryRun: false, result }) + "\n");
     else await io.stdout(resultText(result));
     return 0;

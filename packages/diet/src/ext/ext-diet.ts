@@ -20,6 +20,7 @@ import {
 } from "@hankweave-journal/journal";
 import { lastRunStatus, type LastRunStatus } from "../run-status.js";
 import { readManifest, type DietManifest } from "../manifest.js";
+import { manifestFieldsOf } from "../diet-kind.js";
 import type { DietOptions, DietPlan, DietResult } from "../diet.js";
 import type { DietVerification } from "../verify-diet.js";
 import { FORMAT_VERSION, type ExtManifestInfo } from "./format.js";
@@ -135,7 +136,7 @@ export async function verifyExtDiet(layout: ExecLayout, paths: { zst?: string; m
 
 function resultOf(exec: string, status: DietResult["status"], m: DietManifest, ext: ExtManifestInfo, containerBytes: number, manifestBytes: number): DietResult {
   return {
-    exec, status, dietVersion: 2, originalSha256: m.originalSha256, originalBytes: m.originalBytes, totalEvents: m.totalEvents,
+    exec, status, kind: "extended", dietVersion: manifestFieldsOf("extended").dietVersion, originalSha256: m.originalSha256, originalBytes: m.originalBytes, totalEvents: m.totalEvents,
     stored: { pointerJournalBytes: containerBytes, manifestBytes, casBytes: 0, totalBytes: containerBytes + manifestBytes },
     bodies: { moved: ext.text.refs, unique: ext.text.unique, written: status === "dieted" ? ext.text.unique : 0, reused: 0 },
     verified: true,
@@ -151,7 +152,7 @@ export async function planExtDiet(exec: string, opts: ExtDietOptions = {}): Prom
     const lastRun = await lastRunStatus(fh, size);
     const w = await writeExtContainer(fh, size, null, opts);
     return {
-      exec, mode: "extended", dietVersion: 2, lastRun, runCheck: runOk(lastRun) ? "ok" : opts.force ? "forced" : "refused",
+      exec, kind: "extended", dietVersion: manifestFieldsOf("extended").dietVersion, lastRun, runCheck: runOk(lastRun) ? "ok" : opts.force ? "forced" : "refused",
       originalBytes: w.originalBytes, originalSha256: w.originalSha256, lines: w.lines, frames: w.blocks,
       bodies: { moved: w.text.refs, unique: w.text.unique, movedBytes: 0, uniqueBytes: w.text.uniqueBytes },
       expectedPointerBytes: w.containerBytes, moves: [], movesTruncated: false,
@@ -214,7 +215,7 @@ export async function applyExtDiet(exec: string, opts: ExtDietOptions = {}): Pro
 
     const ext = extInfoOf(w);
     const manifest: DietManifest = {
-      schemaVersion: 1, dietVersion: 2,
+      schemaVersion: 1, dietVersion: manifestFieldsOf("extended").dietVersion,
       eventSchemaVersion: trusted?.eventSchemaVersion ?? (sidecar.status === "stale" ? sidecar.sidecar.eventSchemaVersion : 1),
       totalEvents: trusted?.totalEvents ?? w.totalEvents,
       originalSha256: w.originalSha256, originalBytes: w.originalBytes,
