@@ -30,7 +30,7 @@ describe("discoverExecutions", () => {
     const root = path.join(tmp, "mixed");
     copyExec(path.join(FIX, "diet/ok-finished-run"), root);
     copyExec(path.join(FIX, "diet/ok-finished-run"), path.join(root, "a/b/c/plain"));
-    for (const [name, opts] of [["dieted", {}], ["seekable", { seekable: true }], ["extended", { mode: "extended" as const }]] as const) {
+    for (const [name, opts] of [["dieted", {}], ["seekable", { kind: "seekable" as const }], ["extended", { kind: "extended" as const }]] as const) {
       copyExec(path.join(FIX, "diet/ok-finished-run"), path.join(root, "a", name));
       await applyDiet(path.join(root, "a", name), opts);
     }
