@@ -19,6 +19,7 @@ import { restoreCommand } from "./commands/restore.js";
 import { summaryCommand } from "./commands/summary.js";
 import { blameCommand } from "./commands/blame.js";
 import { exportCommand } from "./commands/export.js";
+import { fleetCommand } from "./commands/fleet.js";
 
 export const COMMANDS: Command<any>[] = [
   rebuildCommand, stateCommand, diffCommand,
@@ -28,6 +29,7 @@ export const COMMANDS: Command<any>[] = [
   auditCommand, indexCommand, queryCommand, reportCommand, verifyCommand,
   dietCommand, restoreCommand,
   summaryCommand, blameCommand, exportCommand,
+  fleetCommand,
 ];
 
 /** Spellings of the reference runtime accepted as aliases: `--diet-journal <exec>` → `diet <exec>`. */

@@ -181,7 +181,7 @@ describe("commands", () => {
     const argvOf: Record<string, string[]> = {
       query: ["query", "exec", "SELECT 1 AS one"], report: ["report", "exec", "-o", "-"], repair: ["repair", "exec", "--dry-run"],
       diet: ["diet", "exec", "--dry-run"], restore: ["restore", "dieted", "--dry-run"], state: ["state", "exec", "--at", "0"],
-      blame: ["blame", "exec", "currentRunId"], export: ["export", "exec", "--format", "trace"],
+      blame: ["blame", "exec", "currentRunId"], export: ["export", "exec", "--format", "trace"], fleet: ["fleet", "ls", "exec"],
     };
     expect(fs.existsSync(path.join(process.cwd(), "exec"))).toBe(false);
     for (const c of COMMANDS) {

@@ -205,7 +205,7 @@ export async function* discoverExecutions(root: string, opts: DiscoverOptions = 
   }
   if (!st.isDirectory()) {
     throw new JournalError("FLEET_ROOT_INVALID", `fleet root ${top} is not a directory`, { path: top, actual: "file" }, {
-      hint: "give the folder that holds the execution directories (for one execution, use the command without --all)",
+      hint: "give the folder that holds the execution directories (one execution: use the command without --all)",
     });
   }
   const stack: Level[] = [];

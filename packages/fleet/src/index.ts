@@ -5,3 +5,12 @@
  */
 export { discoverExecutions, classifyExecution, DISCOVER_MAX_DEPTH } from "./discover.js";
 export type { FleetEntry, JournalKind, DietKind, ManifestFacts, DiscoverOptions } from "./discover.js";
+export { executionRow } from "./execution-row.js";
+export type { FleetRow, LockState, RowSource } from "./execution-row.js";
+export {
+  parseFinishedBefore, parseStatusList, parseSortColumn, matchesFilter, isEmptyFilter, compareRows, STATUS_VALUES, SORT_COLUMNS,
+} from "./filter.js";
+export type { RowFilter, StatusValue, SortColumn } from "./filter.js";
+export { listFleet, LIST_JOBS } from "./list.js";
+export type { ListOptions } from "./list.js";
+export { mapConcurrent } from "./pool.js";
