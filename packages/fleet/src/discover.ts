@@ -30,10 +30,9 @@ import { statSync, lstatSync, opendirSync, type Stats, type Dir } from "node:fs"
 import { resolve as resolvePath } from "node:path";
 import { HANKWEAVE_DIR, JournalError, isJournalError, joinPath, layoutOf, type ErrorCode } from "@hankweave-journal/core";
 import { ioError } from "@hankweave-journal/journal";
-import { readManifest } from "@hankweave-journal/diet";
+import { kindOfManifest, readManifest, type DietKind } from "@hankweave-journal/diet";
 
-/** How a dieted journal is stored (the diet kinds: format §5.1 one-frame, §5.1 seekable, §5.2). */
-export type DietKind = "compatible" | "seekable" | "extended";
+export type { DietKind };
 
 /** What an execution holds, journal-wise: a plain journal, a diet of one kind, nothing, or something broken. */
 export type JournalKind = "plain" | DietKind | "none" | "broken";
@@ -102,12 +101,6 @@ function statQuiet(path: string): Stats | undefined {
   }
 }
 
-function dietKindOf(m: { dietVersion: 1 | 2; framing?: "one-frame" | "seekable" }): DietKind {
-  if (m.dietVersion === 2) return "extended";
-  // A manifest without our frame index is the reference runtime's: one frame (format §5.1).
-  return m.framing === "seekable" ? "seekable" : "compatible";
-}
-
 /**
  * The journal kind and cheap facts of the execution directory `exec` (a few stats and, for a
  * dieted journal, the manifest: no journal byte is read). Never throws: problems are a `broken`
@@ -130,7 +123,7 @@ export async function classifyExecution(exec: string, rel = "."): Promise<FleetE
     if (zst && manifestSt) {
       const m = await readManifest(l);
       manifest = { dietVersion: m.dietVersion, totalEvents: m.totalEvents, originalBytes: m.originalBytes, originalSha256: m.originalSha256, dietedAt: m.dietedAt };
-      diet = dietKindOf(m);
+      diet = kindOfManifest(m);
     }
     // events.jsonl wins whenever it exists (format §3); the kept pair of a restore is a fact.
     if (journal) return { ...base, kind: "plain", journalBytes: journal.size, manifest, restoredFrom: diet };
