@@ -57,8 +57,10 @@ export interface DietOptions {
 /** libzstd threads compressing the one-frame pointer journal (one per core, at most 2). */
 export const JOURNAL_ZSTD_WORKERS = Math.max(1, Math.min(2, availableParallelism()));
 /**
- * Journals below this size compress their one frame in the calling thread: libzstd's threads and
- * their job buffers (several MiB at level 3) cost more than they save on a few MiB.
+ * Journals below this size compress their one frame and their CAS blobs in the calling thread:
+ * libzstd's threads and their job buffers (several MiB at level 3), and the blob pool's worker
+ * threads (~0.1–0.2 s to start each, seconds from the TypeScript sources under load), cost more
+ * than they save on a few MiB.
  */
 export const JOURNAL_ZSTD_MT_MIN_BYTES = 8 * 1024 * 1024;
 
@@ -222,8 +224,10 @@ export async function applyDiet(exec: string, opts: DietOptions = {}): Promise<D
     const inFlight = new Set<Promise<void>>();
     let blobError: unknown;
     const zfh = await createTemp(layout.dietedJournalTmp);
-    const pool = new ZstdPool();
-    const compress = (data: Buffer, level: number): Promise<Buffer> => pool.compress(data, level);
+    // Small journals compress their few blobs in this thread (the same frames, tested): starting
+    // the pool's worker threads costs more than it saves below JOURNAL_ZSTD_MT_MIN_BYTES.
+    const pool = before.size >= JOURNAL_ZSTD_MT_MIN_BYTES ? new ZstdPool() : undefined;
+    const compress = pool === undefined ? undefined : (data: Buffer, level: number): Promise<Buffer> => pool.compress(data, level);
     const seekable = kind === "seekable";
     let scan: DietScanResult;
     let zstBytes: number;
@@ -260,7 +264,7 @@ export async function applyDiet(exec: string, opts: DietOptions = {}): Promise<D
       await zfh.sync();
     } finally {
       await zfh.close();
-      await pool.close();
+      await pool?.close();
     }
     await hook("zst-written", 0);
 

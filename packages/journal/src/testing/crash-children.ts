@@ -18,21 +18,36 @@ const BUNDLE_DIR = path.join(REPO, "node_modules/.cache/hankweave-crash-children
 /** Native modules stay external (they are loaded from node_modules at run time). */
 const EXTERNAL = ["@mongodb-js/zstd", "@mongodb-js/zstd/*", "zstd-napi", "better-sqlite3"];
 
+/** Options of `bundleCrashChild`. */
+export interface BundleOptions {
+  /**
+   * Worker modules (absolute .ts paths) the child starts with `startWorker(new URL("./x.js",
+   * import.meta.url))`: each is bundled beside the child as `<basename>.js`, the child and its
+   * workers in a folder of their own.
+   */
+  workers?: string[];
+}
+
+const BANNER = {
+  // CommonJS dependencies inside the ESM bundle call require().
+  js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+};
+
 /**
  * Bundle the child entry `entry` (an absolute .ts path) to `<repo>/node_modules/.cache/…/<name>.mjs`
- * and return the bundle's path. Call once per test file (in `beforeAll`).
+ * (with `workers`: `…/<name>-<pid>/child.mjs` and the workers beside it) and return the bundle's
+ * path. Call once per test file (in `beforeAll`).
  */
-export async function bundleCrashChild(entry: string, name: string): Promise<string> {
+export async function bundleCrashChild(entry: string, name: string, opts: BundleOptions = {}): Promise<string> {
   const esbuild = (await import("esbuild")) as typeof import("esbuild");
-  mkdirSync(BUNDLE_DIR, { recursive: true });
-  const outfile = path.join(BUNDLE_DIR, `${name}-${process.pid}.mjs`);
-  await esbuild.build({
-    entryPoints: [entry], bundle: true, platform: "node", format: "esm", target: "node20", outfile,
-    external: EXTERNAL,
-    // CommonJS dependencies inside the ESM bundle call require().
-    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-    logLevel: "error",
-  });
+  const dir = opts.workers === undefined ? BUNDLE_DIR : path.join(BUNDLE_DIR, `${name}-${process.pid}`);
+  mkdirSync(dir, { recursive: true });
+  const outfile = opts.workers === undefined ? path.join(dir, `${name}-${process.pid}.mjs`) : path.join(dir, "child.mjs");
+  const common = { bundle: true, platform: "node", format: "esm", target: "node20", external: EXTERNAL, banner: BANNER, logLevel: "error" } as const;
+  await Promise.all([
+    esbuild.build({ ...common, entryPoints: [entry], outfile }),
+    ...(opts.workers ?? []).map((w) => esbuild.build({ ...common, entryPoints: [w], outfile: path.join(dir, path.basename(w).replace(/\.ts$/, ".js")) })),
+  ]);
   return outfile;
 }
 

@@ -5,4 +5,4 @@ export { journalOracle, oracleFiltered, oracleSniff, makeExecWithJournal } from 
 export type { Oracle, OracleLine, OracleEvent, OracleFinding } from "./journal-oracle.js";
 export { readerContractCases, randomJournal, eventLine, prng } from "./journal-cases.js";
 export { bundleCrashChild, runCrashChild } from "./crash-children.js";
-export type { KillPlan, CrashRun } from "./crash-children.js";
+export type { KillPlan, CrashRun, BundleOptions } from "./crash-children.js";
