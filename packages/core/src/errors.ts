@@ -69,7 +69,7 @@ export const ERROR_CODES = {
   PERMISSION_DENIED: "the operating system refused access to a file or directory (EACCES/EPERM)",
   SYMLINK_REFUSED: "a file inside .hankweave/ that would be written is a symbolic link; writes never follow links",
   WORKER_FAILED: "a worker thread died or failed without a coded error",
-  NATIVE_MODULE_UNAVAILABLE: "a native module (better-sqlite3, zstd-napi, @mongodb-js/zstd) did not load: not built, or built for another Node.js",
+  NATIVE_MODULE_UNAVAILABLE: "a native module (better-sqlite3, zstd-napi, @mongodb-js/zstd, @duckdb/node-api) did not load: not built, or built for another Node.js",
   // --- journal content
   EMPTY_JOURNAL: "the journal file is empty",
   CORRUPT_LINE: "a complete line is not a JSON object with id, timestamp, type and data",
@@ -142,7 +142,9 @@ export const ERROR_CODES = {
   // --- explain (summary, blame, export)
   BLAME_PATH_INVALID: "a blame path is not a valid path into the state (see docs/explain.md for both spellings)",
   BLAME_PATH_NOT_FOUND: "a blame path names a run, codon record or field the folded state does not have",
-  EXPORT_FORMAT_UNKNOWN: "export was asked for a format it does not write (known: trace)",
+  EXPORT_FORMAT_UNKNOWN: "export was asked for a format it does not write (known: parquet, ndjson, trace)",
+  EXPORT_DIR_INVALID: "an export's output directory is not a directory, is neither empty nor an export, or holds an export of another format or a newer schema",
+  EXPORT_FAILED: "exporting one execution failed for a reason without a more specific code (the message says which)",
   // --- fleet (discovery and batch work over many executions)
   FLEET_ROOT_INVALID: "a fleet root (fleet ls <root>, --all <root>) does not exist or is not a directory",
   FLEET_TOO_DEEP: "a folder under a fleet root lies deeper than discovery's depth bound (--max-depth): not searched",

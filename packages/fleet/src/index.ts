@@ -14,3 +14,13 @@ export type { RowFilter, StatusValue, SortColumn } from "./filter.js";
 export { listFleet, LIST_JOBS } from "./list.js";
 export type { ListOptions } from "./list.js";
 export { mapConcurrent } from "./pool.js";
+export { EXPORT_SCHEMA_VERSION, EXPORT_TABLES, EXPORT_SCHEMA, duckdbColumns } from "./export/schema.js";
+export type { Column, ColumnType, ExportTable } from "./export/schema.js";
+export {
+  exportExecutions, prepareExportDir, executionId, journalFingerprint, PARTITION_FILE, EXPORT_META_FILE, MANIFESTS_DIR, TEMP_DIR,
+} from "./export/export.js";
+export type { ExportFormat, ExportTarget, ExportOptions, ExportSummary, ExecutionResult, ExecutionStatus, ExecutionManifest } from "./export/export.js";
+export { duckdb, setDuckdbRequirer } from "./export/duckdb.js";
+export { exportTargets } from "./export/targets.js";
+export type { ExportTargets } from "./export/targets.js";
+export { streamFleetQuery, fleetQuery } from "./query/fleet-query.js";

@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import { buildIndex, streamQuery, QUERY_MAX_ROWS, QUERY_TIMEOUT_MS } from "@hankweave-journal/audit";
 import { intFlag, parseCommandArgs } from "../args.js";
 import { escapeTerminal } from "../terminal-text.js";
-import type { Command } from "../io.js";
+import type { CliIO, Command } from "../io.js";
 
 export interface QueryArgs {
   exec: string;
@@ -92,35 +92,46 @@ export const queryCommand: Command<QueryArgs> = {
       if (r.mode !== "unchanged") io.stderr(`index: ${r.mode} ${index} (${r.linesRead} lines read)\n`);
     }
     const limits = { maxRows: args.maxRows, timeoutMs: args.timeoutMs };
-    let columns: string[] = [];
-    if (args.json) {
-      // One object {columns, rows}, streamed row by row; a failure mid-way leaves it unclosed (exit 1, error on stderr).
-      let n = 0;
-      await streamQuery(args.exec, args.sql, async (c) => {
-        columns = c;
-        await io.stdout(`{"columns":${JSON.stringify(columns)},"rows":[`);
-      }, (r) => {
-        const o: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-        columns.forEach((c, i) => { o[c] = Buffer.isBuffer(r[i]) ? (r[i] as Buffer).toString("base64") : r[i]; });
-        return io.stdout((n++ === 0 ? "" : ",") + JSON.stringify(o));
-      }, limits);
-      await io.stdout("]}\n");
-      return 0;
-    }
-    const sample: unknown[][] = [];
-    let layout: ReturnType<typeof tableLayout> | undefined;
-    const n = await streamQuery(args.exec, args.sql, (c) => { columns = c; }, async (r) => {
-      if (layout) return io.stdout(layout.row(r));
-      sample.push(r);
-      if (sample.length < TABLE_SAMPLE_ROWS) return;
-      layout = tableLayout(columns, sample);
-      await io.stdout(layout.head + sample.map(layout.row).join(""));
-    }, limits);
-    if (!layout) {
-      const t = tableLayout(columns, sample);
-      await io.stdout(t.head + sample.map(t.row).join(""));
-    }
-    await io.stdout(rowsLine(n));
-    return 0;
+    return printQueryRows(args.json, io, (onColumns, onRow) => streamQuery(args.exec, args.sql, onColumns, onRow, limits));
   },
 };
+
+/** A query that streams its columns once, then its rows (returns the row count). */
+export type RowStream = (onColumns: (columns: string[]) => void | Promise<void>, onRow: (row: unknown[]) => void | Promise<void>) => Promise<number>;
+
+/**
+ * Print the rows of `stream` as `query` does: a table (sized from the first rows, then streamed)
+ * or with `json` one object {columns, rows: [{column: value}]} streamed row by row (a failure
+ * mid-way leaves it unclosed: exit 1, error on stderr). Shared by `query` and `fleet query`.
+ */
+export async function printQueryRows(json: boolean, io: CliIO, stream: RowStream): Promise<number> {
+  let columns: string[] = [];
+  if (json) {
+    let n = 0;
+    await stream(async (c) => {
+      columns = c;
+      await io.stdout(`{"columns":${JSON.stringify(columns)},"rows":[`);
+    }, (r) => {
+      const o: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+      columns.forEach((c, i) => { o[c] = Buffer.isBuffer(r[i]) ? (r[i] as Buffer).toString("base64") : r[i]; });
+      return io.stdout((n++ === 0 ? "" : ",") + JSON.stringify(o));
+    });
+    await io.stdout("]}\n");
+    return 0;
+  }
+  const sample: unknown[][] = [];
+  let layout: ReturnType<typeof tableLayout> | undefined;
+  const n = await stream((c) => { columns = c; }, async (r) => {
+    if (layout) return io.stdout(layout.row(r));
+    sample.push(r);
+    if (sample.length < TABLE_SAMPLE_ROWS) return;
+    layout = tableLayout(columns, sample);
+    await io.stdout(layout.head + sample.map(layout.row).join(""));
+  });
+  if (!layout) {
+    const t = tableLayout(columns, sample);
+    await io.stdout(t.head + sample.map(t.row).join(""));
+  }
+  await io.stdout(rowsLine(n));
+  return 0;
+}
