@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 const PACKAGES_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "packages");
 
 /** Native or asset-loading dependencies stay outside the bundle (resolved from node_modules). */
-const EXTERNAL = ["better-sqlite3", "@mongodb-js/zstd", "zstd-napi", "esbuild", "tsx"];
+const EXTERNAL = ["better-sqlite3", "@mongodb-js/zstd", "zstd-napi", "@duckdb/node-api", "esbuild", "tsx"];
 
 /** Build the bundle of `entry` into `outfile` (temp file + rename). Throws when esbuild fails. */
 export async function buildBundle(entry, outfile) {

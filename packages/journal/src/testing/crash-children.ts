@@ -16,7 +16,7 @@ const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../.
 /** Inside the repo's node_modules so the bundle's external (native) imports resolve from it. */
 const BUNDLE_DIR = path.join(REPO, "node_modules/.cache/hankweave-crash-children");
 /** Native modules stay external (they are loaded from node_modules at run time). */
-const EXTERNAL = ["@mongodb-js/zstd", "@mongodb-js/zstd/*", "zstd-napi", "better-sqlite3"];
+const EXTERNAL = ["@mongodb-js/zstd", "@mongodb-js/zstd/*", "zstd-napi", "better-sqlite3", "@duckdb/node-api"];
 
 /** Options of `bundleCrashChild`. */
 export interface BundleOptions {
