@@ -14,7 +14,7 @@ export type { RowFilter, StatusValue, SortColumn } from "./filter.js";
 export { listFleet, LIST_JOBS } from "./list.js";
 export type { ListOptions } from "./list.js";
 export { mapConcurrent } from "./pool.js";
-export { EXPORT_SCHEMA_VERSION, EXPORT_TABLES, EXPORT_SCHEMA, duckdbColumns } from "./export/schema.js";
+export { EXPORT_SCHEMA_VERSION, EXPORT_TABLES, EXPORT_SCHEMA, duckdbColumns, clickhouseDdl, CLICKHOUSE_ORDER_BY } from "./export/schema.js";
 export type { Column, ColumnType, ExportTable } from "./export/schema.js";
 export {
   exportExecutions, prepareExportDir, executionId, journalFingerprint, PARTITION_FILE, EXPORT_META_FILE, MANIFESTS_DIR, TEMP_DIR,

@@ -65,7 +65,7 @@ Examples:
   hankweave-journal export ./my-exec --format trace -o my-exec.trace.json --json
   hankweave-journal export ./my-exec --format trace | gzip > my-exec.trace.json.gz
   hankweave-journal export /runs -o /exports/runs --json
-  hankweave-journal export /runs -o /exports/runs-ndjson --format ndjson
+  hankweave-journal export /runs -o /exports/runs-ndjson --format ndjson --payloads --prune
 
 Trace exit codes: 0 written, 1 failure (EXPORT_FORMAT_UNKNOWN, OUTPUT_IN_EXECUTION, NOT_A_REGULAR_FILE, no journal), 2 usage.`;
 

@@ -7,10 +7,12 @@ import { JournalError } from "@hankweave-journal/core";
 import type { Command } from "../io.js";
 import { suggest } from "../suggest.js";
 import { fleetLsCommand } from "./fleet-ls.js";
+import { fleetQueryCommand } from "./fleet-query.js";
 
 /** The subcommands of `fleet`. Add one line per subcommand. */
 export const FLEET_SUBCOMMANDS: Command<any>[] = [
   fleetLsCommand,
+  fleetQueryCommand,
 ];
 
 interface FleetArgs {

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isJournalError, layoutOf } from "@hankweave-journal/core";
 import { memoryIO, runCli } from "@hankweave-journal/cli";
 import { EXPORT_TABLES, fleetQuery, setDuckdbRequirer, streamFleetQuery, type ExportSummary } from "../index.js";
-import { buildFleet, conformanceNames, CONF, DUCKDB_QUESTIONS, answersFromRows, foldAnswers, indexAnswers, tempDir, type Fleet } from "./export-fixture.js";
+import { buildFleet, conformanceNames, CONF, DUCKDB_QUESTIONS, answersFromRows, foldAnswers, indexAnswers, tempDir, type Fleet } from "../testing/export-fixture.js";
 
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
   const io = memoryIO();
@@ -102,8 +102,9 @@ if (!fs.existsSync(CONF) || conformanceNames().length === 0) {
         const tq = `SELECT line, type, run, codon, applied::INT, recomputed_total_cost FROM transitions WHERE execution_path = '${rel}' ORDER BY line`;
         expect((await fleetQuery(parquet, tq)).rows).toEqual(ti);
       }
-      const kv = await fleetQuery(parquet, "SELECT 1");
-      expect(kv.rows).toEqual([[1]]);
+      const files = path.join(parquet, "*", "*", "data.parquet");
+      const kv = await fleetQuery(parquet, `SELECT decode(value) AS v, count(*) AS n FROM parquet_kv_metadata('${files}') WHERE decode(key) = 'schema_version' GROUP BY v`);
+      expect(kv.rows).toEqual([["1", EXPORT_TABLES.length * Object.keys(fleet.execs).length]]);
     });
 
     it("NDJSON export answers the same; --payloads fills events.payload with each line byte for byte", async () => {
@@ -199,7 +200,7 @@ if (!fs.existsSync(CONF) || conformanceNames().length === 0) {
     let root: string;
     beforeAll(async () => {
       root = tempDir("hw-fexport-bad-");
-      const { copyConformance } = await import("./export-fixture.js");
+      const { copyConformance } = await import("../testing/export-fixture.js");
       copyConformance("budget-loop-replay", path.join(root, "good"));
       // A half pair: events.jsonl.zst without its manifest (HALF_PAIR).
       const half = copyConformance("budget-loop-replay", path.join(root, "half"));

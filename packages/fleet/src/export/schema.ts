@@ -123,3 +123,25 @@ export function duckdbColumns(table: ExportTable): string {
 export function schemaJson(): Record<ExportTable, { name: string; type: ColumnType; nullable: boolean; meaning: string }[]> {
   return EXPORT_SCHEMA;
 }
+
+const CLICKHOUSE_TYPES: Record<ColumnType, string> = { BIGINT: "Int64", DOUBLE: "Float64", VARCHAR: "String", BOOLEAN: "Bool" };
+
+/** Sort keys of the ClickHouse tables of the README (one execution's rows together, then its order). */
+export const CLICKHOUSE_ORDER_BY: Record<ExportTable, string> = {
+  runs: "(execution_id, run_seq)",
+  codon_attempts: "(execution_id, run_seq, idx)",
+  transitions: "(execution_id, line)",
+  events: "(execution_id, line)",
+};
+
+/**
+ * The ClickHouse `CREATE TABLE` of `table` (MergeTree, sorted by execution then journal order),
+ * as docs/fleet-export.md and the README print it; `database` prefixes the name when given.
+ */
+export function clickhouseDdl(table: ExportTable, database?: string): string {
+  const cols = EXPORT_SCHEMA[table].map((col) => {
+    const t = CLICKHOUSE_TYPES[col.type];
+    return `  ${col.name} ${col.nullable ? `Nullable(${t})` : t}`;
+  });
+  return `CREATE TABLE ${database ? `${database}.` : ""}${table}\n(\n${cols.join(",\n")}\n)\nENGINE = MergeTree\nORDER BY ${CLICKHOUSE_ORDER_BY[table]};`;
+}

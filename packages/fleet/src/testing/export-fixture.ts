@@ -10,6 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { auditExecution, buildIndex, queryIndex } from "@hankweave-journal/audit";
+import { layoutOf } from "@hankweave-journal/core";
 import { applyDiet } from "@hankweave-journal/diet";
 import { generateExecution } from "../../../../tools/src/generator/index.js";
 
@@ -25,7 +26,8 @@ function writable(p: string): void {
 /** The conformance executions (directories with a .hankweave/). */
 export function conformanceNames(): string[] {
   if (!existsSync(CONF)) return [];
-  return readdirSync(CONF).filter((n) => existsSync(path.join(CONF, n, ".hankweave"))).sort();
+  // Those with a journal (plain or dieted); one of them is a run that never journaled.
+  return readdirSync(CONF).filter((n) => existsSync(layoutOf(path.join(CONF, n)).journal) || existsSync(layoutOf(path.join(CONF, n)).manifest)).sort();
 }
 
 /** Copy conformance execution `name` to `dest` (made writable). */
