@@ -6,9 +6,9 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { isJournalError, layoutOf } from "@hankweave-journal/core";
+import { isJournalError, layoutOf, type JournalError } from "@hankweave-journal/core";
 import { buildIndex } from "./index-build.js";
-import { queryIndex, streamQuery } from "./index-query.js";
+import { QUERY_MEMORY_BOUNDS_SQLITE, queryIndex, streamQuery } from "./index-query.js";
 import { writeSyntheticExecution } from "./testing/synthetic.js";
 
 const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../cli/bin/hankweave-journal.js");
@@ -71,7 +71,7 @@ describe("the index under hostile conditions", () => {
     expect((await buildIndex(exec)).mode).toBe("unchanged");
   }, 120_000);
 
-  it("an endless recursive CTE ends with QUERY_TOO_LARGE at the row bound; rows stream before it", async () => {
+  it("an endless recursive CTE ends with QUERY_TOO_LARGE at the row bound; rows stream before it; a slow row stream times out", async () => {
     const exec = path.join(root, "cte");
     writeSyntheticExecution(exec);
     await buildIndex(exec);
@@ -80,14 +80,36 @@ describe("the index under hostile conditions", () => {
     expect(await codeOf(streamQuery(exec, sql, () => undefined, () => void rows++, { maxRows: 5000 }))).toBe("QUERY_TOO_LARGE");
     expect(rows).toBe(5000);
     expect(await codeOf(Promise.resolve().then(() => queryIndex(exec, sql, [], { maxRows: 5000 })))).toBe("QUERY_TOO_LARGE");
-  });
-
-  it("a long row-producing query times out (QUERY_TIMEOUT)", async () => {
-    const exec = path.join(root, "heap");
-    writeSyntheticExecution(exec);
-    await buildIndex(exec);
-    const slow = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c";
-    expect(await codeOf(streamQuery(exec, slow, () => undefined, () => new Promise((r) => setTimeout(r, 1)), { timeoutMs: 200 }))).toBe("QUERY_TIMEOUT");
+    expect(await codeOf(streamQuery(exec, sql, () => undefined, () => new Promise((r) => setTimeout(r, 1)), { timeoutMs: 1500 }))).toBe("QUERY_TIMEOUT");
     expect(queryIndex(exec, "SELECT count(*) FROM events").rows[0][0]).toBeGreaterThan(0);
   });
+
+  it("a statement that never yields a row (count over an endless CTE) is killed at the timeout: QUERY_TIMEOUT with the elapsed time, within timeout + 2 s", async () => {
+    const exec = path.join(root, "cte");
+    const sql = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c";
+    const started = Date.now();
+    const err = await streamQuery(exec, sql, () => undefined, () => undefined, { timeoutMs: 1500 }).then(() => undefined, (e: unknown) => e);
+    const took = Date.now() - started;
+    expect(isJournalError(err, "QUERY_TIMEOUT")).toBe(true);
+    expect((err as JournalError).details.elapsedMs).toBeGreaterThanOrEqual(1500);
+    expect(took).toBeLessThan(1500 + 2000);
+    // The normal path still answers, with blobs as Buffers and rows in order.
+    const got: unknown[][] = [];
+    let columns: string[] = [];
+    expect(await streamQuery(exec, "SELECT x'00ff' AS b, 2 AS n UNION ALL SELECT x'01', 3", (c) => { columns = c; }, (r) => void got.push(r))).toBe(2);
+    expect(columns).toEqual(["b", "n"]);
+    expect(got).toEqual([[Buffer.from([0, 255]), 2], [Buffer.from([1]), 3]]);
+    expect(Buffer.isBuffer(got[0][0])).toBe(true);
+  });
+
+  it.runIf(QUERY_MEMORY_BOUNDS_SQLITE)(QUERY_MEMORY_BOUNDS_SQLITE
+    ? "a query that needs more memory than --max-memory ends with QUERY_TOO_LARGE (SQLite's memory and a huge row)"
+    : "prlimit (util-linux), which bounds SQLite's memory, is absent: these tests cannot run", async () => {
+    const exec = path.join(root, "cte");
+    const limits = { maxMemoryMb: 128, timeoutMs: 20_000 };
+    // SQLite allocates 400 MB inside one statement; then a 300 MB value must reach JavaScript.
+    expect(await codeOf(streamQuery(exec, "SELECT length(zeroblob(400000000) || 'x')", () => undefined, () => undefined, limits))).toBe("QUERY_TOO_LARGE");
+    expect(await codeOf(streamQuery(exec, "SELECT zeroblob(300000000)", () => undefined, () => undefined, limits))).toBe("QUERY_TOO_LARGE");
+  });
+
 });

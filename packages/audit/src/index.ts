@@ -17,7 +17,7 @@ export { buildIndex } from "./index-build.js";
 export type { IndexResult, IndexOptions } from "./index-build.js";
 export { readIndexMeta } from "./index-meta.js";
 export type { IndexMeta } from "./index-meta.js";
-export { queryIndex, streamQuery, QUERY_MAX_ROWS, QUERY_TIMEOUT_MS } from "./index-query.js";
+export { queryIndex, streamQuery, QUERY_MAX_ROWS, QUERY_TIMEOUT_MS, QUERY_MAX_MEMORY_MB, QUERY_MEMORY_BOUNDS_SQLITE } from "./index-query.js";
 export type { QueryResult, QueryLimits } from "./index-query.js";
 export { INDEX_SCHEMA_VERSION, INDEX_TABLES, SCHEMA_TABLES_SQL, SCHEMA_INDEXES_SQL } from "./index-schema.js";
 export { IndexWriter } from "./index-writer.js";

@@ -137,7 +137,7 @@ export const ERROR_CODES = {
   STATE_UNREADABLE: "verify finding: state.json exists but cannot be parsed",
   INDEX_STALE: "the index does not match the journal and must be rebuilt",
   INDEX_BUSY: "another index build of this execution is running and did not finish in time",
-  QUERY_TOO_LARGE: "a query returned more rows than --max-rows or SQLite ran out of memory or past its largest value",
+  QUERY_TOO_LARGE: "a query returned more rows than --max-rows, needed more memory than --max-memory, or passed SQLite's largest value",
   QUERY_TIMEOUT: "a query ran longer than --timeout",
   // --- explain (summary, blame, export)
   BLAME_PATH_INVALID: "a blame path is not a valid path into the state (see docs/explain.md for both spellings)",

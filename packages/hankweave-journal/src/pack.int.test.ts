@@ -115,7 +115,7 @@ afterAll(() => {
 describe("the packed tarball", () => {
   it("holds the built JavaScript, the .d.ts, the bin, the licence and the README, and no tests or TypeScript sources", () => {
     const files = packed.files.map((f) => f.path);
-    for (const f of ["bin/hankweave-journal.js", "dist/bundle/cli.js", "dist/bundle/zstd.worker.js", "dist/index.js", "dist/index.d.ts", "dist/cli.js", "dist/cli/main.js", "LICENSE", "README.md", "package.json"]) {
+    for (const f of ["bin/hankweave-journal.js", "dist/bundle/cli.js", "dist/bundle/zstd.worker.js", "dist/bundle/query.worker.js", "dist/index.js", "dist/index.d.ts", "dist/cli.js", "dist/cli/main.js", "LICENSE", "README.md", "package.json"]) {
       expect(files).toContain(f);
     }
     const offending = files.filter((f) => /\.test\.|\/testing\/|test-support|test-consumer|test-helpers|crash-child|arbitrary/.test(f) || (/\.ts$/.test(f) && !/\.d\.ts$/.test(f)));
@@ -149,6 +149,10 @@ describe("npm install -g <tgz> into an empty prefix", () => {
     const query = await run(bin, ["query", copy, "SELECT count(*) AS n FROM events"], { env: cleanEnv() });
     expect(query.code, query.err).toBe(0);
     expect(query.out).toMatch(/\d/);
+    // The query runs in a child process from dist/bundle/query.worker.js, killed at --timeout.
+    const endless = await run(bin, ["query", copy, "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c", "--no-update", "--timeout", "1"], { env: cleanEnv() });
+    expect(endless.code).toBe(1);
+    expect(endless.err).toMatch(/^error QUERY_TIMEOUT: /m);
     const journal = fs.readFileSync(path.join(copy, ".hankweave/events/events.jsonl"));
     const diet = await run(bin, ["diet", copy], { env: cleanEnv() });
     expect(diet.code, diet.err).toBe(0);

@@ -2,7 +2,8 @@
  * `query <exec> "<SQL>"`: read-only SQL over the index, printed as a table or JSON.
  */
 import { existsSync } from "node:fs";
-import { buildIndex, streamQuery, QUERY_MAX_ROWS, QUERY_TIMEOUT_MS } from "@hankweave-journal/audit";
+import { buildIndex, streamQuery, QUERY_MAX_MEMORY_MB, QUERY_MAX_ROWS, QUERY_TIMEOUT_MS } from "@hankweave-journal/audit";
+import { JournalError } from "@hankweave-journal/core";
 import { intFlag, parseCommandArgs } from "../args.js";
 import { escapeTerminal } from "../terminal-text.js";
 import type { CliIO, Command } from "../io.js";
@@ -14,9 +15,10 @@ export interface QueryArgs {
   update: boolean;
   maxRows: number;
   timeoutMs: number;
+  maxMemoryMb: number;
 }
 
-const HELP = `usage: hankweave-journal query <exec> "<SQL>" [--json] [--no-update] [--max-rows N] [--timeout S]
+const HELP = `usage: hankweave-journal query <exec> "<SQL>" [--json] [--no-update] [--max-rows N] [--timeout S] [--max-memory MB]
 
 Runs one read-only SQL statement (SELECT / WITH … SELECT) against the index and prints a table,
 or with --json one object {columns, rows: [{column: value}]}. The index is first brought up to
@@ -28,12 +30,15 @@ Tables: events, transitions, codon_attempts, runs, findings, meta (see docs/audi
   --no-update   query the index as it is (fails with INDEX_STALE when there is none)
   --max-rows N  fail with QUERY_TOO_LARGE after N rows (default ${QUERY_MAX_ROWS}); rows are
                 printed as they come (memory stays bounded)
-  --timeout S   fail with QUERY_TIMEOUT when rows still come after S seconds (default ${QUERY_TIMEOUT_MS / 1000})
+  --timeout S   fail with QUERY_TIMEOUT when the query runs longer than S seconds, rows or none
+                (default ${QUERY_TIMEOUT_MS / 1000}); the statement runs in a child process, killed then
+  --max-memory MB  fail with QUERY_TOO_LARGE when the query needs more memory (default
+                ${QUERY_MAX_MEMORY_MB}; SQLite's own memory is bounded where prlimit is installed)
 
 Examples:
   hankweave-journal query ./runs/x "SELECT codon, attempt, outcome, cost FROM codon_attempts ORDER BY cost DESC LIMIT 5"
   hankweave-journal query ./runs/x "SELECT count(*) AS n FROM events" --json --no-update
-  hankweave-journal query ./runs/x "SELECT * FROM events" --max-rows 100000 --timeout 60
+  hankweave-journal query ./runs/x "SELECT * FROM events" --max-rows 100000 --timeout 60 --max-memory 1024
 
 Exit codes: 0 ok, 1 failure (QUERY_INVALID, QUERY_TOO_LARGE, QUERY_TIMEOUT, INDEX_STALE, …), 2 usage.`;
 
@@ -77,11 +82,15 @@ export const queryCommand: Command<QueryArgs> = {
   parseArgs(argv) {
     const p = parseCommandArgs(argv, {
       json: { type: "boolean" }, "no-update": { type: "boolean" }, "max-rows": { type: "string" }, timeout: { type: "string" },
+      "max-memory": { type: "string" },
     }, { min: 2, max: 2 });
     const timeout = intFlag(p.values.timeout, "--timeout");
+    const maxMemoryMb = intFlag(p.values["max-memory"], "--max-memory") ?? QUERY_MAX_MEMORY_MB;
+    if (maxMemoryMb < 64) throw new JournalError("USAGE", `--max-memory expects at least 64 (MiB), got ${maxMemoryMb}`);
     return {
       exec: p.positionals[0], sql: p.positionals[1], json: p.values.json === true, update: p.values["no-update"] !== true,
       maxRows: intFlag(p.values["max-rows"], "--max-rows") ?? QUERY_MAX_ROWS, timeoutMs: timeout === undefined ? QUERY_TIMEOUT_MS : timeout * 1000,
+      maxMemoryMb,
     };
   },
   async run(args, io, ctx) {
@@ -91,7 +100,7 @@ export const queryCommand: Command<QueryArgs> = {
       const r = await buildIndex(args.exec);
       if (r.mode !== "unchanged") io.stderr(`index: ${r.mode} ${index} (${r.linesRead} lines read)\n`);
     }
-    const limits = { maxRows: args.maxRows, timeoutMs: args.timeoutMs };
+    const limits = { maxRows: args.maxRows, timeoutMs: args.timeoutMs, maxMemoryMb: args.maxMemoryMb };
     return printQueryRows(args.json, io, (onColumns, onRow) => streamQuery(args.exec, args.sql, onColumns, onRow, limits));
   },
 };
