@@ -19,7 +19,7 @@ import { openReader } from "@hankweave-journal/diet";
 import { AuditFold, type AuditFoldSnapshot } from "./audit-fold.js";
 import { INDEX_SCHEMA_VERSION } from "./index-schema.js";
 import { IndexWorker } from "./index-worker.js";
-import { hashPrefix, journalFingerprint, readIndexMeta, type IndexMeta } from "./index-meta.js";
+import { journalFingerprint, readIndexMeta, type IndexMeta } from "./index-meta.js";
 import { withIndexLock } from "./index-lock.js";
 import type { Hash } from "node:crypto";
 import { summarizeRuns } from "./run-summary.js";
@@ -72,6 +72,25 @@ async function lineSha256(reader: JournalReader, at: LinePosition): Promise<stri
   return null;
 }
 
+/**
+ * SHA-256 of the journal's first `bytes` bytes (a line boundary), read through the reader; null
+ * when the journal has fewer whole lines' bytes. Returns the live hash (copy() it to read a digest
+ * and go on).
+ */
+async function hashPrefix(reader: JournalReader, bytes: number): Promise<Hash | null> {
+  const hash = createHash("sha256");
+  let at = 0;
+  if (bytes === 0) return hash;
+  for await (const c of reader.chunks({})) {
+    if (!c.terminated) break;
+    const take = Math.min(c.bytes.length, bytes - at);
+    hash.update(take === c.bytes.length ? c.bytes : c.bytes.subarray(0, take));
+    at += take;
+    if (at === bytes) return hash;
+  }
+  return null;
+}
+
 async function planIndex(exec: string, reader: JournalReader, bytes: number, full: boolean): Promise<Plan> {
   if (full) return { mode: "full", reason: "--full" };
   const kind = reader.kind;
@@ -89,7 +108,7 @@ async function planIndex(exec: string, reader: JournalReader, bytes: number, ful
     if (sha !== meta.lastLineSha256) return { mode: "full", reason: "the last indexed line changed" };
   }
   // Touched or grown: every indexed byte must be what was indexed (a same-size middle edit too).
-  const prefix = await hashPrefix(layoutOf(exec).journal, meta.indexedBytes);
+  const prefix = await hashPrefix(reader, meta.indexedBytes);
   if (prefix === null || prefix.copy().digest("hex") !== meta.prefixSha256) return { mode: "full", reason: "the indexed prefix changed" };
   return { mode: "incremental", meta, prefix };
 }
@@ -183,6 +202,9 @@ async function buildIndexLocked(exec: string, opts: IndexOptions, started: numbe
       seen.offset = plan.meta.lastLineOffset;
       seen.length = plan.meta.indexedBytes - plan.meta.lastLineOffset;
     }
+    // The SHA-256 of the indexed prefix is taken in the pass (plain journals; an incremental build
+    // continues the hash its plan checked).
+    const prefixHash = reader.kind !== "plain" ? null : plan.mode === "incremental" ? plan.prefix : createHash("sha256");
     const writer = new IndexWorker({ path: layout.indexTmp, full: plan.mode === "full", dropTornTail: plan.mode === "incremental" });
     const writeback = new Writeback(layout.indexTmp);
     let ok = false;
@@ -190,7 +212,8 @@ async function buildIndexLocked(exec: string, opts: IndexOptions, started: numbe
       const fold = new AuditFold(writer.sink(), snapshot, ids);
       const before = fold.totals;
       await foldWithParseAhead(fold, writer, reader, start, seen, opts.parseAhead, {
-        afterChunk: () => {
+        afterChunk: (chunk) => {
+          prefixHash?.update(chunk.bytes);
           writeback.kick();
           return writer.flush();
         },
@@ -201,9 +224,8 @@ async function buildIndexLocked(exec: string, opts: IndexOptions, started: numbe
       if (seen.offset >= 0 && reader.kind === "plain") lastSha = await lineSha256(reader, { line: seen.line, offset: seen.offset });
       let prefixSha256: string | null = null;
       let fingerprint: string | null = null;
-      if (reader.kind === "plain") {
-        const from = plan.mode === "incremental" ? { hash: plan.prefix, bytes: plan.meta.indexedBytes } : undefined;
-        prefixSha256 = (await hashPrefix(layout.journal, indexedBytes, from))?.digest("hex") ?? null;
+      if (prefixHash !== null) {
+        prefixSha256 = prefixHash.digest("hex");
         // Trust the stat next time only when nothing touched the journal while it was read.
         const statAfter = journalFingerprint(await fsp.stat(layout.journal, { bigint: true }));
         if (statAfter === statBefore && start.offset + seen.bytes === info.bytes) fingerprint = statAfter;

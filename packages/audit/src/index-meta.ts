@@ -2,9 +2,7 @@
  * The `meta` table of the index: how far it read the journal and the fold snapshot to continue
  * from. Values are JSON text under fixed keys.
  */
-import { createHash, type Hash } from "node:crypto";
 import { existsSync, type BigIntStats } from "node:fs";
-import * as fsp from "node:fs/promises";
 import type Database from "better-sqlite3";
 import { sqlite } from "./sqlite.js";
 import type { AuditFoldSnapshot } from "./audit-fold.js";
@@ -61,37 +59,10 @@ export function readIndexMeta(path: string): IndexMeta | string {
   }
 }
 
-/** Bytes hashed per read when checking the indexed prefix. */
-const PREFIX_READ_BYTES = 4 * 1024 * 1024;
-
 /**
  * The stat fingerprint of a journal: a same-size edit changes mtime and ctime (ctime cannot be
  * set back by a user), so an unchanged fingerprint lets `query` skip reading the journal.
  */
 export function journalFingerprint(st: BigIntStats): string {
   return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
-}
-
-/**
- * SHA-256 of the journal's first `bytes` bytes, continuing `from` (a hash already fed the first
- * `fromBytes` bytes) when given. Returns the live hash (copy() it to read a digest and go on) or
- * null when the file is shorter.
- */
-export async function hashPrefix(path: string, bytes: number, from?: { hash: Hash; bytes: number }): Promise<Hash | null> {
-  const hash = from?.hash ?? createHash("sha256");
-  let at = from?.bytes ?? 0;
-  if (at >= bytes) return hash;
-  const fh = await fsp.open(path, "r");
-  try {
-    const buf = Buffer.allocUnsafe(Math.min(PREFIX_READ_BYTES, bytes - at));
-    while (at < bytes) {
-      const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, bytes - at), at);
-      if (bytesRead === 0) return null;
-      hash.update(buf.subarray(0, bytesRead));
-      at += bytesRead;
-    }
-    return hash;
-  } finally {
-    await fh.close();
-  }
 }

@@ -58,8 +58,8 @@ export interface FoldHooks {
   beforeLine?(line: number): boolean;
   /** Called after each line is fed; a returned promise is awaited before the next line. */
   afterLine?(): Promise<void> | undefined;
-  /** Called after each chunk; awaited. */
-  afterChunk?(): Promise<void>;
+  /** Called after each chunk of whole lines (not the torn fragment) with that chunk; awaited. */
+  afterChunk?(chunk: LineChunk): Promise<void>;
 }
 
 /**
@@ -142,7 +142,7 @@ export async function foldWithParseAhead(
           if (p !== undefined) await p;
         }
       }
-      await hooks.afterChunk?.();
+      await hooks.afterChunk?.(chunk);
       cur = next;
     }
     return true;
