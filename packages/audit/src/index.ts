@@ -35,7 +35,7 @@ export {
 export type { OutcomeCounts } from "./outcomes.js";
 export { summaryOf, summaryRunOf, summarizeExecution, groupAttempts, baseCodonId } from "./summary.js";
 export type { ExecutionSummary, SummaryRun, SummaryAttempt, SummaryGroup } from "./summary.js";
-export { formatSummary, printable } from "./summary-text.js";
+export { formatSummary } from "./summary-text.js";
 export { parseBlamePath, readAt, indexPathText } from "./blame-path.js";
 export type { BlamePath, Segment, RunSelector, CodonSelector } from "./blame-path.js";
 export { blameExecution, blameMany, BlameTracker, resolvePath } from "./blame.js";

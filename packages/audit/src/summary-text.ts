@@ -3,16 +3,11 @@
  * its retries or loop iterations on one line); every failed, crashed or skipped attempt gets its
  * own line with the reason and the journal line to look at. Pure.
  */
+import { escapeTerminal } from "@hankweave-journal/core";
 import { formatUsd } from "./audit-summary.js";
 import { formatOutcomes } from "./outcomes.js";
 import { formatDuration } from "./report-svg.js";
 import type { ExecutionSummary, SummaryAttempt, SummaryRun } from "./summary.js";
-
-/** Control characters (C0 except tab, DEL, C1) shown as `\u….` so journal text cannot drive the terminal. */
-export function printable(s: string): string {
-  // eslint-disable-next-line no-control-regex
-  return s.replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-}
 
 function dur(ms: number | null): string {
   return ms === null ? "not ended" : formatDuration(ms);
@@ -21,13 +16,13 @@ function dur(ms: number | null): string {
 function problemLine(a: SummaryAttempt): string {
   const it = a.loop !== null && !/#\d+$/.test(a.codon) ? `#${a.loop.iteration}` : "";
   const retry = a.attempt > 1 ? ` attempt ${a.attempt}` : "";
-  return `      ${a.outcome.padEnd(9)} ${printable(a.codon)}${it}${retry}: ${printable(a.reason ?? "")} → line ${a.line}`;
+  return `      ${a.outcome.padEnd(9)} ${escapeTerminal(a.codon)}${it}${retry}: ${escapeTerminal(a.reason ?? "")} → line ${a.line}`;
 }
 
 function runText(r: SummaryRun, n: number): string[] {
   const out: string[] = [];
   out.push(
-    `run ${n} ${printable(r.run)}  ${r.status}  started ${r.startTime}  ${dur(r.durationMs)}  ` +
+    `run ${n} ${escapeTerminal(r.run)}  ${r.status}  started ${r.startTime}  ${dur(r.durationMs)}  ` +
       `${formatUsd(r.cost)}  ${r.tokenTotal.toLocaleString("en-US")} tokens  lines ${r.startLine ?? "?"}–${r.endLine ?? "…"}`,
   );
   out.push(`  ${r.attempts.length} codon attempts: ${formatOutcomes(r.outcomes)}`);
@@ -39,7 +34,7 @@ function runText(r: SummaryRun, n: number): string[] {
     if (g.retries > 0) extra.push(`${g.retries} ${g.retries === 1 ? "retry" : "retries"}`);
     const what = members.length === 1 ? members[0].outcome : formatOutcomes(g.outcomes);
     const time = members.length === 1 ? dur(members[0].durationMs) : formatDuration(g.durationMs);
-    out.push(`    ${printable(g.label).padEnd(width)}  ${what.padEnd(22)}  ${time.padStart(8)}  ${formatUsd(g.cost)}${extra.length ? `  (${extra.join(", ")})` : ""}`);
+    out.push(`    ${escapeTerminal(g.label).padEnd(width)}  ${what.padEnd(22)}  ${time.padStart(8)}  ${formatUsd(g.cost)}${extra.length ? `  (${extra.join(", ")})` : ""}`);
     for (const a of members) if (a.reason !== null) out.push(problemLine(a));
   }
   return out;
@@ -52,7 +47,7 @@ function runText(r: SummaryRun, n: number): string[] {
 export function formatSummary(s: ExecutionSummary): string {
   const f = s.findings;
   const lines = [
-    `${printable(s.exec)} (${s.kind} journal): ${s.events.toLocaleString("en-US")} events, ${s.transitions.toLocaleString("en-US")} transitions, ` +
+    `${escapeTerminal(s.exec)} (${s.kind} journal): ${s.events.toLocaleString("en-US")} events, ${s.transitions.toLocaleString("en-US")} transitions, ` +
       `${s.runs.length} run(s), total cost ${formatUsd(s.totalCost)}; findings: ${f.error} errors, ${f.warning} warnings, ${f.info} info`,
   ];
   s.runs.forEach((r, i) => lines.push(...runText(r, i + 1)));

@@ -58,3 +58,4 @@ export {
 export type { KnownEvent, KnownEventType, EventDataOf } from "./schemas/event-schemas.js";
 export { parseEvent, safeParseEvent, validateEnvelope, knownEvent } from "./schemas/parse-event.js";
 export type { CheckedEvent, SafeParseEventResult } from "./schemas/parse-event.js";
+export { escapeTerminal, escapeTerminalText } from "./terminal-text.js";

@@ -3,8 +3,8 @@
  * the folded state; `--history` lists every line that changed it.
  */
 import path from "node:path";
-import { JournalError, isJournalError } from "@hankweave-journal/core";
-import { blameExecution, parseBlamePath, printable, type BlameChange, type BlameResult } from "@hankweave-journal/audit";
+import { JournalError, escapeTerminal, isJournalError } from "@hankweave-journal/core";
+import { blameExecution, parseBlamePath, type BlameChange, type BlameResult } from "@hankweave-journal/audit";
 import { parseCommandArgs } from "../args.js";
 import type { CliIO, Command } from "../io.js";
 
@@ -48,24 +48,24 @@ const MAX_VALUE_CHARS = 160;
 function show(v: unknown): string {
   if (v === undefined) return "(absent)";
   const s = JSON.stringify(v);
-  return printable(s.length > MAX_VALUE_CHARS ? `${s.slice(0, MAX_VALUE_CHARS - 1)}…` : s);
+  return escapeTerminal(s.length > MAX_VALUE_CHARS ? `${s.slice(0, MAX_VALUE_CHARS - 1)}…` : s);
 }
 
 function changeLine(c: BlameChange): string {
   const what = c.transition === null ? c.eventType : `${c.transition}${c.edge !== null ? ` ${c.edge}` : ""}`;
   const delta = c.delta !== null ? `  (${c.delta >= 0 ? "+" : ""}${c.delta})` : "";
-  return `  line ${String(c.line).padStart(7)}  ${c.time}  ${printable(c.id).padEnd(24)}  ${printable(what).padEnd(32)}  ${show(c.value)}${delta}\n`;
+  return `  line ${String(c.line).padStart(7)}  ${c.time}  ${escapeTerminal(c.id).padEnd(24)}  ${escapeTerminal(what).padEnd(32)}  ${show(c.value)}${delta}\n`;
 }
 
 /** The text form of a blame result. */
 export function blameText(b: BlameResult): string {
   const out: string[] = [];
-  const who = [b.runId !== null ? `run ${printable(b.runId)}` : null, b.codonId !== null ? `codon ${printable(b.codonId)}` : null].filter(Boolean).join(", ");
-  out.push(`${printable(b.path)}${b.resolved !== b.path ? ` (${b.resolved})` : ""} = ${show(b.value)}${who ? `   [${who}]` : ""}\n`);
+  const who = [b.runId !== null ? `run ${escapeTerminal(b.runId)}` : null, b.codonId !== null ? `codon ${escapeTerminal(b.codonId)}` : null].filter(Boolean).join(", ");
+  out.push(`${escapeTerminal(b.path)}${b.resolved !== b.path ? ` (${b.resolved})` : ""} = ${show(b.value)}${who ? `   [${who}]` : ""}\n`);
   if (b.last === null) out.push("never set by a journal line (the initial value)\n");
   else {
     const l = b.last;
-    out.push(`set by line ${l.line} (byte ${l.offset}), event ${printable(l.id)}, ${l.time}: ${l.eventType}` +
+    out.push(`set by line ${l.line} (byte ${l.offset}), event ${escapeTerminal(l.id)}, ${l.time}: ${l.eventType}` +
       `${l.transition !== null ? ` ${l.transition}` : ""}${l.edge !== null ? ` ${l.edge}` : ""}; previous value ${show(l.previous)}\n`);
   }
   if (b.source.kind !== "journal") {
