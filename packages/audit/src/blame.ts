@@ -105,16 +105,8 @@ function newTrack(): Track {
   return { prevKey: undefined, prev: undefined, last: null, history: [], changes: 0 };
 }
 
-/** What a line is, for the change records. */
-interface LineInfo {
-  line: number;
-  offset: number;
-  id: string;
-  time: string;
-  eventType: string;
-  transition: string | null;
-  edge: string | null;
-}
+/** What a line is, for the change records: a change without its values. */
+type LineInfo = Omit<BlameChange, "previous" | "value" | "delta">;
 
 /** What one path watches: its candidates' tracks (pure; driven by BlameTracker). */
 class PathWatch {
