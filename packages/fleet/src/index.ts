@@ -24,3 +24,5 @@ export { duckdb, setDuckdbRequirer } from "./export/duckdb.js";
 export { exportTargets } from "./export/targets.js";
 export type { ExportTargets } from "./export/targets.js";
 export { streamFleetQuery, fleetQuery } from "./query/fleet-query.js";
+export { runBatch, summarizeBatch, decideByKind } from "./batch.js";
+export type { BatchOperation, BatchOutcome, BatchItem, BatchOptions, BatchSummary } from "./batch.js";

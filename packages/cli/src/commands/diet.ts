@@ -10,9 +10,13 @@ import { CAS_ZSTD_LEVEL } from "@hankweave-journal/cas";
 import { DIET_KINDS, applyDiet, isDietKind, planDiet, type DietKind, type DietPlan, type DietResult } from "@hankweave-journal/diet";
 import { parseCommandArgs } from "../args.js";
 import type { Command } from "../io.js";
+import { BATCH_HELP, BATCH_OPTIONS, batchFlags, runBatchCommand, type BatchFlags } from "./fleet-batch.js";
 
 export interface DietArgs {
+  /** The execution (undefined with --all). */
   exec: string;
+  /** `--all <root>`: the batch form (fleet-batch.ts), else null. */
+  all: BatchFlags | null;
   dryRun: boolean;
   json: boolean;
   force: boolean;
@@ -85,6 +89,7 @@ export const dietCommand: Command<DietArgs> = {
   help: `usage: hankweave-journal diet <exec> [--dry-run] [--json] [--force] [--kind compatible|seekable|extended]
                                 [--level N] [--seekable] [--bodies compatible|extended]
        hankweave-journal --diet-journal <exec>   (the reference runtime's spelling)
+       hankweave-journal diet --all <root> [--jobs N] [--status S] [--finished-before D] [--dry-run] [--json]
 
 Moves file bodies of 4,096 bytes or more to events/cas/<sha[0:2]>/<sha>.zst (stored once), writes
 events/events.jsonl.zst (one zstd frame, as the reference runtime writes it) and events/journal.meta.json,
@@ -112,6 +117,7 @@ the last run to have ended completed or failed (RUN_NOT_FINISHED otherwise).
   --bodies B         the same as --kind B, for B = compatible or extended (the older spelling)
   --level N          zstd level of the CAS bodies (1–19; default ${CAS_ZSTD_LEVEL}, chosen by measurement:
                      see docs/diet.md). The reference runtime reads any level.
+${BATCH_HELP}
 
 Examples:
   hankweave-journal diet ./runs/x --dry-run
@@ -120,24 +126,29 @@ Examples:
   hankweave-journal diet ./runs/x --force --kind extended
   hankweave-journal diet ./runs/x --seekable              (the same as --kind seekable)
   hankweave-journal diet ./runs/x --bodies extended       (the same as --kind extended)
+  hankweave-journal diet --all ./runs --jobs 2 --status completed,failed --finished-before 7d --max-depth 8
 
 Exit codes: 0 dieted (or already dieted, re-verified), 1 refused or failed (nothing lost), 2 usage.`,
   parseArgs(argv) {
     const p = parseCommandArgs(argv, {
       "dry-run": { type: "boolean" }, json: { type: "boolean" }, force: { type: "boolean" }, bodies: { type: "string" },
-      kind: { type: "string" }, level: { type: "string" }, seekable: { type: "boolean" },
-    }, { min: 1, max: 1 });
+      kind: { type: "string" }, level: { type: "string" }, seekable: { type: "boolean" }, ...BATCH_OPTIONS,
+    }, { min: 0, max: 1 });
+    const all = batchFlags(p);
     const levelText = p.values.level as string | undefined;
     const level = levelText === undefined ? undefined : Number(levelText);
     if (level !== undefined && !(Number.isInteger(level) && level >= 1 && level <= 19 && /^\d+$/.test(levelText!))) {
       throw new JournalError("USAGE", `--level expects an integer from 1 to 19, got ${JSON.stringify(levelText)}`);
     }
     return {
-      exec: p.positionals[0], dryRun: p.values["dry-run"] === true, json: p.values.json === true, force: p.values.force === true,
+      exec: p.positionals[0] as string, all, dryRun: p.values["dry-run"] === true, json: p.values.json === true, force: p.values.force === true,
       kind: kindOfArgs(p.values.kind as string | undefined, p.values.seekable === true, p.values.bodies as string | undefined), level,
     };
   },
   async run(args, io, { layout }) {
+    if (args.all) {
+      return runBatchCommand("diet", args.all, { dryRun: args.dryRun, json: args.json, diet: { kind: args.kind, force: args.force, ...(args.level !== undefined ? { casLevel: args.level } : {}) } }, io);
+    }
     if (args.dryRun) {
       let plan: DietPlan;
       try {

@@ -102,6 +102,44 @@ describe("fleet ls", async () => {
   });
 });
 
+describe("diet, verify and restore --all", async () => {
+  const root = path.join(tmp, "batch");
+  fs.cpSync(path.join(tmp, "fleet"), root, { recursive: true });
+
+  it("--dry-run --json prints one line per execution with its outcome and code, then the summary; exit 1 when one would fail", async () => {
+    const r = await cli(["diet", "--all", root, "--dry-run", "--json", "--jobs", "2"]);
+    expect(r.code).toBe(1);
+    const lines = jsonRows(r.out);
+    const summary = lines.pop()!;
+    const by = Object.fromEntries(lines.map((l) => [l.rel, [l.outcome, l.code]]));
+    expect(by).toEqual({
+      done: ["ok", null], stale: ["ok", null], "group/running": ["skipped", "RUN_NOT_FINISHED"], live: ["skipped", "LOCK_HELD"],
+      "group/dieted": ["skipped", "ALREADY_DIETED"], half: ["failed", "HALF_PAIR"], empty: ["skipped", "JOURNAL_NOT_FOUND"],
+    });
+    expect(summary).toEqual({ summary: { operation: "diet", executions: 7, ok: 2, skipped: 4, failed: 1, dryRun: true, interrupted: false } });
+    expect(fs.existsSync(layoutOf(path.join(root, "done")).journal)).toBe(true);
+  });
+
+  it("verify --all prints the summary table, failed first, and the totals line", async () => {
+    const r = await cli(["verify", "--all", root, "--status", "completed"]);
+    expect(r.code).toBe(0);
+    const lines = r.out.trim().split("\n");
+    expect(lines[0]).toMatch(/^OUTCOME\s+PATH\s+KIND\s+CODE\s+WHAT$/);
+    expect(lines.at(-1)).toMatch(/^verify --all .*: 4 executions, 4 ok, 0 skipped, 0 failed$/);
+    const restore = await cli(["restore", "--all", root, "--dry-run"]);
+    expect(restore.out).toMatch(/ok\s+group\/dieted\s+compatible\s+-\s+would restore/);
+    expect(restore.out).toMatch(/failed\s+half\s+broken\s+HALF_PAIR/);
+  });
+
+  it("refuses --all with an <exec>, batch flags without --all, and a root that is a file", async () => {
+    expect((await cli(["diet", "--all", root, path.join(root, "done")])).code).toBe(2);
+    expect((await cli(["verify", path.join(root, "done"), "--jobs", "2"])).err).toMatch(/--jobs needs --all/);
+    expect((await cli(["restore"])).code).toBe(2);
+    const f = await cli(["diet", "--all", path.join(root, "done/README.md")]);
+    expect([f.code, f.err.split(":")[0]]).toEqual([1, "error FLEET_ROOT_INVALID"]);
+  });
+});
+
 describe.runIf(fs.existsSync(CONF))("fleet ls on the conformance executions", () => {
   it("lists each with the fold's runs, status and cost and the journal's event count", async () => {
     const rows = jsonRows((await cli(["fleet", "ls", CONF, "--json"])).out);

@@ -7,9 +7,13 @@ import { JournalError, type ExecLayout } from "@hankweave-journal/core";
 import { readManifest, restoreJournal } from "@hankweave-journal/diet";
 import { parseCommandArgs } from "../args.js";
 import type { Command } from "../io.js";
+import { BATCH_HELP, BATCH_OPTIONS, batchFlags, runBatchCommand, type BatchFlags } from "./fleet-batch.js";
 
 export interface RestoreArgs {
+  /** The execution (undefined with --all). */
   exec: string;
+  /** `--all <root>`: the batch form (fleet-batch.ts), else null. */
+  all: BatchFlags | null;
   json: boolean;
   dryRun: boolean;
 }
@@ -41,6 +45,7 @@ export const restoreCommand: Command<RestoreArgs> = {
   summary: "rebuild events.jsonl from a dieted journal, byte for byte (verified, never overwrites)",
   help: `usage: hankweave-journal restore <exec> [--dry-run] [--json]
        hankweave-journal --restore-journal <exec>   (the reference runtime's spelling)
+       hankweave-journal restore --all <root> [--jobs N] [--status S] [--finished-before D] [--dry-run] [--json]
 
 Rebuilds events/events.jsonl from events.jsonl.zst, journal.meta.json and the CAS, streaming,
 verifying every body's SHA-256 and the whole file's size and SHA-256 against the manifest before
@@ -50,15 +55,17 @@ are kept. A directory with a plain journal, or none, has nothing to restore (NOT
 
   --dry-run   say what restore would do (from the manifest); change nothing
   --json      print one JSON object {ok, result} ({ok, dryRun, would, …} with --dry-run)
+${BATCH_HELP}
 
 Examples:
   hankweave-journal restore ./runs/x
   hankweave-journal restore ./runs/x --dry-run --json
+  hankweave-journal restore --all ./runs --jobs 2 --status completed --finished-before 30d --max-depth 8
 
 Exit codes: 0 restored or already restored, 1 refused or failed (nothing published), 2 usage.`,
   parseArgs(argv) {
-    const p = parseCommandArgs(argv, { json: { type: "boolean" }, "dry-run": { type: "boolean" } }, { min: 1, max: 1 });
-    return { exec: p.positionals[0], json: p.values.json === true, dryRun: p.values["dry-run"] === true };
+    const p = parseCommandArgs(argv, { json: { type: "boolean" }, "dry-run": { type: "boolean" }, ...BATCH_OPTIONS }, { min: 0, max: 1 });
+    return { exec: p.positionals[0] as string, all: batchFlags(p), json: p.values.json === true, dryRun: p.values["dry-run"] === true };
   },
   progress(_args, layout) {
     // Restore's work is the bytes it writes, measured against the original journal's size.
@@ -70,6 +77,7 @@ Exit codes: 0 restored or already restored, 1 refused or failed (nothing publish
     }
   },
   async run(args, io, { layout }) {
+    if (args.all) return runBatchCommand("restore", args.all, { dryRun: args.dryRun, json: args.json }, io);
     assertSomethingToRestore(layout!);
     if (args.dryRun) {
       const m = await readManifest(layout!);

@@ -2,17 +2,24 @@
  * `verify <exec>`: can the files be trusted? Exit 0 clean, 1 findings (errors or warnings).
  */
 import { verifyExecution } from "@hankweave-journal/audit";
+import { JournalError } from "@hankweave-journal/core";
 import { parseCommandArgs } from "../args.js";
 import { humanIO } from "../terminal-text.js";
 import type { Command } from "../io.js";
+import { BATCH_HELP, BATCH_OPTIONS, batchFlags, runBatchCommand, type BatchFlags } from "./fleet-batch.js";
 
 export interface VerifyArgs {
+  /** The execution (undefined with --all). */
   exec: string;
+  /** `--all <root>`: the batch form (fleet-batch.ts), else null. */
+  all: BatchFlags | null;
+  dryRun: boolean;
   deep: boolean;
   json: boolean;
 }
 
 const HELP = `usage: hankweave-journal verify <exec> [--deep] [--json]
+       hankweave-journal verify --all <root> [--deep] [--jobs N] [--status S] [--finished-before D] [--dry-run] [--json]
 
 Default (one streaming read of the journal): corrupt lines, torn tail, the sidecar
 (events.meta.json) against the file, the manifest (journal.meta.json) against the journal, and for
@@ -23,10 +30,13 @@ Nothing is modified. Ends with one summary line.
 
   --deep   the expensive checks too
   --json   one object {exec, kind, deep, events, checks, findings, summary, ok}
+  --dry-run             with --all: list what would be verified
+${BATCH_HELP}
 
 Examples:
   hankweave-journal verify ./runs/x
   hankweave-journal verify ./runs/x --deep --json
+  hankweave-journal verify --all ./runs --jobs 2 --status completed --finished-before 2026-11-30 --max-depth 8 --dry-run
 
 Exit codes: 0 clean (info findings allowed), 1 error/warning findings or failure, 2 usage.`;
 
@@ -35,10 +45,13 @@ export const verifyCommand: Command<VerifyArgs> = {
   summary: "check sidecar, manifest, CAS, torn tail, corrupt lines (--deep: restore dry run, state.json)",
   help: HELP,
   parseArgs(argv) {
-    const p = parseCommandArgs(argv, { deep: { type: "boolean" }, json: { type: "boolean" } }, { min: 1, max: 1 });
-    return { exec: p.positionals[0], deep: p.values.deep === true, json: p.values.json === true };
+    const p = parseCommandArgs(argv, { deep: { type: "boolean" }, json: { type: "boolean" }, "dry-run": { type: "boolean" }, ...BATCH_OPTIONS }, { min: 0, max: 1 });
+    const all = batchFlags(p);
+    if (!all && p.values["dry-run"] === true) throw new JournalError("USAGE", "--dry-run needs --all <root> (verify changes nothing anyway)");
+    return { exec: p.positionals[0] as string, all, dryRun: p.values["dry-run"] === true, deep: p.values.deep === true, json: p.values.json === true };
   },
   async run(args, io) {
+    if (args.all) return runBatchCommand("verify", args.all, { dryRun: args.dryRun, json: args.json, verify: { deep: args.deep } }, io);
     const r = await verifyExecution(args.exec, { deep: args.deep });
     if (args.json) {
       await io.stdout(JSON.stringify(r) + "\n");
