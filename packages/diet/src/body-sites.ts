@@ -46,6 +46,29 @@ export function sitesOf(kind: DietKind): readonly BodySite[] {
 const COMPATIBLE_SITE_TYPES = new Set(COMPATIBLE_SITES.map((s) => s.type));
 const EXTENDED_SITE_TYPES = new Set(EXTENDED_SITES.map((s) => s.type));
 
+/**
+ * `sniffEventType` returns a type only from a canonical prefix `{"id":"…","timestamp":"…","type":"T"`
+ * whose strings hold no escapes and that ends within the sniff's first 512 bytes: so a line whose
+ * first TYPE_WINDOW_BYTES hold none of the bytes `"type":"T"` for a site type T has no body site,
+ * and a native byte search proves it before any byte loop or parse (most lines of a journal).
+ */
+const TYPE_WINDOW_BYTES = 640;
+const typeNeedles = (types: Set<string>): Buffer[] => [...types].map((t) => Buffer.from(`"type":${JSON.stringify(t)}`, "utf8"));
+const COMPATIBLE_TYPE_NEEDLES = typeNeedles(COMPATIBLE_SITE_TYPES);
+const EXTENDED_TYPE_NEEDLES = typeNeedles(EXTENDED_SITE_TYPES);
+
+/** Per site, the raw bytes `"k":` of every key on its path from `data` (a canonical line holds them). */
+const SITE_KEY_NEEDLES = new Map<BodySite, Buffer[]>(
+  EXTENDED_SITES.map((site) => [site, ["data", ...site.container, site.key].map((k) => Buffer.from(`${JSON.stringify(k)}:`, "utf8"))]),
+);
+
+/** False when the line provably has no body site of `needles`' types (see TYPE_WINDOW_BYTES). */
+function mayHoldSiteType(bytes: Buffer, needles: readonly Buffer[]): boolean {
+  const head = bytes.length > TYPE_WINDOW_BYTES ? bytes.subarray(0, TYPE_WINDOW_BYTES) : bytes;
+  for (const n of needles) if (head.indexOf(n) >= 0) return true;
+  return false;
+}
+
 /** One body moved out of a line. */
 export interface MovedBody {
   key: string;
@@ -82,8 +105,11 @@ function replaceKey(obj: Record<string, unknown>, key: string, ref: unknown): Re
  */
 export function rewriteLine(bytes: Buffer, kind: DietKind): LineRewrite | null {
   if (bytes.length < CAS_THRESHOLD_BYTES) return null;
+  if (!mayHoldSiteType(bytes, movesExtendedSites(kind) ? EXTENDED_TYPE_NEEDLES : COMPATIBLE_TYPE_NEEDLES)) return null;
   const type = sniffEventType(bytes);
   if (type === undefined || !(movesExtendedSites(kind) ? EXTENDED_SITE_TYPES : COMPATIBLE_SITE_TYPES).has(type)) return null;
+  // A canonical line (the proof below requires one) spells each key of a site's path raw, `"k":`.
+  if (!sitesOf(kind).some((site) => site.type === type && SITE_KEY_NEEDLES.get(site)!.every((n) => bytes.indexOf(n) >= 0))) return null;
   if (!isUtf8(bytes)) return null;
   const text = bytes.toString("utf8");
   let root: unknown;
@@ -136,7 +162,8 @@ export function rewriteLine(bytes: Buffer, kind: DietKind): LineRewrite | null {
 }
 
 const sniffCompatibleSite = typeSniffer(COMPATIBLE_SITES.map((s) => s.type));
-const CONTENT_REF_MARKER = Buffer.from('"contentRef"', "latin1");
+/** The bytes every compatible site's pointer key holds; a line without them needs no CONTENT_REF_PRESENT check. */
+export const CONTENT_REF_MARKER = Buffer.from('"contentRef"', "latin1");
 
 /** A `contentRef` the reference runtime would treat as a CAS pointer: an object with `ref: "cas"`. */
 export function isCasShaped(v: unknown): v is Record<string, unknown> {
@@ -166,7 +193,8 @@ export function compatibleSiteContainer(event: unknown): Record<string, unknown>
  * Cheap for other lines (a type sniff, then a byte search).
  */
 export function assertNoCasRefAtSite(line: Buffer, lineNo: number): void {
-  if (sniffCompatibleSite(line) === false || line.indexOf(CONTENT_REF_MARKER) < 0) return;
+  // The native byte search first: the type sniff walks the whole line outside strings.
+  if (line.indexOf(CONTENT_REF_MARKER) < 0 || sniffCompatibleSite(line) === false) return;
   let v: unknown;
   try {
     v = JSON.parse(line.toString("utf8"));

@@ -8,7 +8,7 @@
 import type { FileHandle } from "node:fs/promises";
 import { createSha256 } from "@hankweave-journal/cas";
 import type { DietKind } from "./diet-kind.js";
-import { CAS_THRESHOLD_BYTES, assertNoCasRefAtSite, rewriteLine, type MovedBody } from "./body-sites.js";
+import { CAS_THRESHOLD_BYTES, CONTENT_REF_MARKER, assertNoCasRefAtSite, rewriteLine, type MovedBody } from "./body-sites.js";
 import type { FrameIndexEntry } from "./manifest.js";
 
 /** Input bytes per pointer frame (format §5.1: about 1–4 MiB; a longer line makes a frame of its own). */
@@ -92,11 +92,14 @@ export async function scanForDiet(
     cur = { firstLine: entry.firstLine + entry.lines, lines: 0, originalOffset: entry.originalOffset + entry.originalBytes, originalBytes: 0, rewritten: [] };
     await sink.frame?.(data, entry);
   };
-  /** `withNl` is the line plus its `\n` when terminated (a view into the chunk when possible). */
-  const handleLine = async (line: Buffer, withNl: Buffer, terminated: boolean): Promise<void> => {
+  /**
+   * `withNl` is the line plus its `\n` when terminated (a view into the chunk when possible);
+   * `marker` false when the line provably lacks CONTENT_REF_MARKER (searched once per chunk).
+   */
+  const handleLine = async (line: Buffer, withNl: Buffer, terminated: boolean, marker = true): Promise<void> => {
     const lineNo = r.lines++;
     if (opts.countEvents && terminated && line.length > 0 && jsonAccepts(line)) r.events++;
-    assertNoCasRefAtSite(line, lineNo);
+    if (marker) assertNoCasRefAtSite(line, lineNo);
     // The unterminated final fragment is never rewritten: the runtime's streaming reader emits it
     // verbatim, so a body moved out of it would come back as pointer text there.
     const rw = terminated && line.length >= CAS_THRESHOLD_BYTES ? rewriteLine(line, opts.kind) : null;
@@ -133,6 +136,8 @@ export async function scanForDiet(
     const data = chunk.subarray(0, bytesRead);
     sha.update(data);
     let from = 0;
+    // One native search per chunk instead of one per line (145k calls cost ~0.5 s at 100 MB).
+    let marker = data.indexOf(CONTENT_REF_MARKER);
     for (let nl = data.indexOf(NEWLINE, from); nl >= 0; nl = data.indexOf(NEWLINE, from)) {
       if (carryBytes > 0) {
         carry.push(data.subarray(from, nl + 1));
@@ -141,7 +146,8 @@ export async function scanForDiet(
         carryBytes = 0;
         await handleLine(withNl.subarray(0, withNl.length - 1), withNl, true);
       } else {
-        await handleLine(data.subarray(from, nl), data.subarray(from, nl + 1), true);
+        if (marker >= 0 && marker < from) marker = data.indexOf(CONTENT_REF_MARKER, from);
+        await handleLine(data.subarray(from, nl), data.subarray(from, nl + 1), true, marker >= 0 && marker + CONTENT_REF_MARKER.length <= nl);
       }
       from = nl + 1;
     }
