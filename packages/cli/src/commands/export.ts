@@ -78,10 +78,20 @@ function resultLine(r: ExecutionResult): string {
 async function runFleetExport(args: ExportArgs, io: CliIO): Promise<number> {
   const targets = await exportTargets(args.exec);
   const out = await prepareExportDir(args.out, io.cwd, targets.execs);
-  const summary: ExportSummary = await exportExecutions(out, targets.targets, {
-    format: args.format === "ndjson" ? "ndjson" : "parquet", payloads: args.payloads, prune: args.prune, root: targets.root, signal: io.signal,
-    onExecution: args.json ? undefined : (r) => void io.stdout(resultLine(r)),
-  });
+  let summary: ExportSummary;
+  try {
+    summary = await exportExecutions(out, targets.targets, {
+      format: args.format === "ndjson" ? "ndjson" : "parquet", payloads: args.payloads, prune: args.prune, root: targets.root, signal: io.signal,
+      onExecution: args.json ? undefined : (r) => void io.stdout(resultLine(r)),
+    });
+  } catch (e) {
+    // Interrupted (SIGINT): the files published so far are complete; the next run goes on from there.
+    if (io.signal.aborted) {
+      io.stderr("export: interrupted; re-run the same command to finish (finished executions are skipped)\n");
+      return 1;
+    }
+    throw e;
+  }
   if (args.json) await io.stdout(JSON.stringify(summary) + "\n");
   else {
     await io.stdout(`export: ${summary.written} written, ${summary.skipped} skipped, ${summary.failed} failed, ${summary.removed} removed → ${summary.out} (${summary.format}, schema ${summary.schemaVersion})\n`);

@@ -11,6 +11,7 @@ let published = 0;
 const t = await exportTargets(root!);
 const dir = await prepareExportDir(out!, process.cwd(), t.execs);
 process.stdout.write("ready\n");
+const readyAt = performance.now();
 const s = await exportExecutions(dir, t.targets, {
   format: "parquet", root: t.root,
   afterPartition: () => {
@@ -18,4 +19,4 @@ const s = await exportExecutions(dir, t.targets, {
     if (published === killAt) process.kill(process.pid, "SIGKILL");
   },
 });
-process.stdout.write(`done ${s.written} ${s.skipped} ${s.failed}\n`);
+process.stdout.write(`done ${s.written} ${s.skipped} ${s.failed} ${Math.round(performance.now() - readyAt)}\n`);

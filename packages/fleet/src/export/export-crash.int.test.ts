@@ -2,9 +2,10 @@
  * Real SIGKILLs during a Parquet export (bounded: 32 kills, each child at most a few seconds):
  * after every kill each partition file a reader finds opens in DuckDB, holds whole rows and only
  * `data.parquet` sits in a partition directory; the re-run completes and equals a clean export.
- * Half of the kills are the child's own, right after its n-th partition file (between the tables
- * of one execution: the manifest is still the old one), half at random times (inside DuckDB's
- * COPY, the fsync, the rename).
+ * A first run to the end measures an export; then half of the kills are the child's own, right
+ * after its n-th partition file (between the tables of one execution: the manifest is still the
+ * old one), half at times spread over the measured export (inside DuckDB's COPY, the fsync, the
+ * rename).
  */
 import * as fs from "node:fs";
 import path from "node:path";
@@ -60,12 +61,18 @@ if (!fs.existsSync(CONF) || !NAMES.every((n) => conformanceNames().includes(n)))
       let filesChecked = 0;
       const started = Date.now();
       try {
+        // One run to the end: the starting export, and how long an export takes here (the timed kills fall inside it).
+        touchAll(execs, -1);
+        const first = await runCrashChild(bundle, [root, out], { afterSpawnMs: 30_000 });
+        const m = /done (\d+) 0 0 (\d+)/.exec(first.stdout);
+        expect(m?.[1]).toBe(String(NAMES.length));
+        const exportMs = Number(m![2]);
         for (let i = 0; i < KILLS; i++) {
           touchAll(execs, i);
           const self = i % 2 === 0;
           const r = await runCrashChild(bundle, [root, out], self
             ? { env: { KILL_AT_PARTITION: String(1 + ((i / 2) % (EXPORT_TABLES.length * NAMES.length))) }, afterSpawnMs: 20_000 }
-            : { afterReadyMs: (i * 97) % 450 });
+            : { afterReadyMs: Math.floor(exportMs * 0.85 * ((i * 0.37) % 1)) });
           if (r.killed) killed += 1;
           if (r.killed && self) selfKilled += 1;
           expect(r.stderr).toBe("");
