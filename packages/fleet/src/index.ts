@@ -17,7 +17,7 @@ export { mapConcurrent } from "./pool.js";
 export { EXPORT_SCHEMA_VERSION, EXPORT_TABLES, EXPORT_SCHEMA, duckdbColumns, clickhouseDdl, CLICKHOUSE_ORDER_BY } from "./export/schema.js";
 export type { Column, ColumnType, ExportTable } from "./export/schema.js";
 export {
-  exportExecutions, prepareExportDir, executionId, journalFingerprint, PARTITION_FILE, EXPORT_META_FILE, MANIFESTS_DIR, TEMP_DIR,
+  exportExecutions, prepareExportDir, executionId, journalFingerprint, PARTITION_FILE, EXPORT_META_FILE, MANIFESTS_DIR, TEMP_DIR, EXPORT_JOBS,
 } from "./export/export.js";
 export type { ExportFormat, ExportTarget, ExportOptions, ExportSummary, ExecutionResult, ExecutionStatus, ExecutionManifest } from "./export/export.js";
 export { duckdb, setDuckdbRequirer } from "./export/duckdb.js";

@@ -7,9 +7,10 @@ import path from "node:path";
 import { JournalError } from "@hankweave-journal/core";
 import { exportTrace, traceJsonChunks } from "@hankweave-journal/audit";
 import { checkOutputPath, createTemp, ioError, publishTemp, removeQuietly } from "@hankweave-journal/journal";
-import { exportExecutions, exportTargets, prepareExportDir, type ExecutionResult, type ExportSummary } from "@hankweave-journal/fleet";
+import { EXPORT_JOBS, exportExecutions, exportTargets, prepareExportDir, type ExecutionResult, type ExportSummary } from "@hankweave-journal/fleet";
 import { parseCommandArgs } from "../args.js";
 import { readMeasure } from "../progress.js";
+import { jobsFlag } from "./fleet-ls.js";
 import { escapeTerminal } from "../terminal-text.js";
 import type { CliIO, Command } from "../io.js";
 
@@ -20,11 +21,12 @@ export interface ExportArgs {
   json: boolean;
   payloads: boolean;
   prune: boolean;
+  jobs: number | undefined;
 }
 
 const FORMATS = ["parquet", "ndjson", "trace"];
 
-const HELP = `usage: hankweave-journal export <exec|root> -o DIR [--format parquet|ndjson] [--payloads] [--prune] [--json]
+const HELP = `usage: hankweave-journal export <exec|root> -o DIR [--format parquet|ndjson] [--payloads] [--prune] [--jobs N] [--json]
        hankweave-journal export <exec> --format trace [-o FILE] [--json]
 
 Fleet export (docs/fleet-export.md): writes the tables runs, codon_attempts, transitions and
@@ -41,6 +43,7 @@ are only read. Query the result with \`hankweave-journal fleet query DIR "SQL"\`
   --format F         parquet (default; needs the @duckdb/node-api native module) or ndjson
   --payloads         also fill events.payload with each journal line (large)
   --prune            delete the partitions of executions no longer found under the root
+  --jobs N           executions exported at the same time (default ${EXPORT_JOBS})
   --json             print the summary as one JSON object {out, format, schemaVersion, written,
                      skipped, failed, removed, executions: [{id, path, status, reason, code, message, rows, bytes}]}
 
@@ -64,7 +67,7 @@ its journal line (args.line, from 0). One streaming pass; plain or dieted journa
 Examples:
   hankweave-journal export ./my-exec --format trace -o my-exec.trace.json --json
   hankweave-journal export ./my-exec --format trace | gzip > my-exec.trace.json.gz
-  hankweave-journal export /runs -o /exports/runs --json
+  hankweave-journal export /runs -o /exports/runs --jobs 2 --json
   hankweave-journal export /runs -o /exports/runs-ndjson --format ndjson --payloads --prune
 
 Trace exit codes: 0 written, 1 failure (EXPORT_FORMAT_UNKNOWN, OUTPUT_IN_EXECUTION, NOT_A_REGULAR_FILE, no journal), 2 usage.`;
@@ -81,7 +84,7 @@ async function runFleetExport(args: ExportArgs, io: CliIO): Promise<number> {
   let summary: ExportSummary;
   try {
     summary = await exportExecutions(out, targets.targets, {
-      format: args.format === "ndjson" ? "ndjson" : "parquet", payloads: args.payloads, prune: args.prune, root: targets.root, signal: io.signal,
+      format: args.format === "ndjson" ? "ndjson" : "parquet", payloads: args.payloads, prune: args.prune, jobs: args.jobs, root: targets.root, signal: io.signal,
       onExecution: args.json ? undefined : (r) => void io.stdout(resultLine(r)),
     });
   } catch (e) {
@@ -106,6 +109,7 @@ export const exportCommand: Command<ExportArgs> = {
   parseArgs(argv) {
     const p = parseCommandArgs(argv, {
       format: { type: "string" }, out: { type: "string", short: "o" }, json: { type: "boolean" }, payloads: { type: "boolean" }, prune: { type: "boolean" },
+      jobs: { type: "string" },
     }, { min: 1, max: 1 });
     const out = typeof p.values.out === "string" ? p.values.out : "-";
     const fmt = p.values.format ?? (out === "-" ? undefined : "parquet");
@@ -115,9 +119,9 @@ export const exportCommand: Command<ExportArgs> = {
     }
     const format = fmt as ExportArgs["format"];
     if (format !== "trace" && out === "-") throw new JournalError("USAGE", `--format ${format} needs -o DIR (an export is a directory)`);
-    if (format === "trace" && (p.values.payloads || p.values.prune)) throw new JournalError("USAGE", "--payloads and --prune are for the Parquet/NDJSON export");
+    if (format === "trace" && (p.values.payloads || p.values.prune || p.values.jobs !== undefined)) throw new JournalError("USAGE", "--payloads, --prune and --jobs are for the Parquet/NDJSON export");
     if (out === "-" && p.values.json) throw new JournalError("USAGE", "--json needs -o FILE (the trace itself goes to stdout otherwise)");
-    return { exec: p.positionals[0], format, out, json: p.values.json === true, payloads: p.values.payloads === true, prune: p.values.prune === true };
+    return { exec: p.positionals[0], format, out, json: p.values.json === true, payloads: p.values.payloads === true, prune: p.values.prune === true, jobs: jobsFlag(p.values.jobs) };
   },
   progress(args, layout) {
     return args.format === "trace" ? readMeasure(layout) : null;

@@ -28,6 +28,7 @@ import path from "node:path";
 import { JournalError, isJournalError, layoutOf, type ErrorCode } from "@hankweave-journal/core";
 import { createTemp, errnoOf, fsyncDir, fsyncFile, ioError, isInsideHankweave, publishTemp, removeQuietly, writeFileDurable } from "@hankweave-journal/journal";
 import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
+import { mapConcurrent } from "../pool.js";
 import { duckdb, sqlString } from "./duckdb.js";
 import { foldExecutionRows, type FoldCounts, type Row, type RowSink } from "./rows.js";
 import { EXPORT_SCHEMA_VERSION, EXPORT_TABLES, duckdbColumns, schemaJson, type ExportTable } from "./schema.js";
@@ -39,6 +40,8 @@ export const PARTITION_FILE: Record<ExportFormat, string> = { parquet: "data.par
 export const EXPORT_META_FILE = "_export.json";
 export const MANIFESTS_DIR = "_executions";
 export const TEMP_DIR = "_tmp";
+/** Default of `jobs`. */
+export const EXPORT_JOBS = 2;
 
 /** One execution to export (or one found broken by discovery). */
 export interface ExportTarget {
@@ -58,6 +61,8 @@ export interface ExportOptions {
   payloads?: boolean;
   /** Delete the partitions of executions of this root that were not found again. */
   prune?: boolean;
+  /** Executions exported at the same time (default EXPORT_JOBS): one folds while DuckDB writes another's Parquet. */
+  jobs?: number;
   /** The exported root (absolute), or null when one execution was named. */
   root: string | null;
   signal?: AbortSignal;
@@ -298,9 +303,8 @@ function codeOf(e: unknown, exec: string): { code: ErrorCode; message: string } 
   return { code: "EXPORT_FAILED", message: String((e as Error)?.message ?? e) };
 }
 
-/** The DuckDB connection of a Parquet export (one in-memory database per call). */
+/** A DuckDB connection of a Parquet export (one in-memory database per call, one connection per job). */
 interface Duck {
-  instance: DuckDBInstance;
   conn: DuckDBConnection;
 }
 
@@ -319,12 +323,16 @@ export async function exportExecutions(out: string, targets: AsyncIterable<Expor
   const old = meta as ExportMeta | undefined;
   if (old && old.format !== format) throw invalidDir(out, `${out} holds a ${old.format} export; refusing to mix in ${format}`, `export with --format ${old.format}, or into another directory`);
   if (old && old.schemaVersion > EXPORT_SCHEMA_VERSION) throw invalidDir(out, `${out} holds an export of schema version ${old.schemaVersion}, newer than this version's ${EXPORT_SCHEMA_VERSION}`, "use the newer hankweave-journal, or another directory");
-  let duck: Duck | null = null;
+  const jobs = opts.jobs ?? EXPORT_JOBS;
+  if (!Number.isInteger(jobs) || jobs < 1) throw new RangeError(`jobs must be a positive integer, got ${jobs}`);
+  let instance: DuckDBInstance | null = null;
+  const free: (Duck | null)[] = [];
   if (format === "parquet") {
     const { DuckDBInstance } = duckdb();
-    const instance = await DuckDBInstance.create(":memory:", { threads: "2" });
-    duck = { instance, conn: await instance.connect() };
-  }
+    instance = await DuckDBInstance.create(":memory:", { threads: "2" });
+    for (let i = 0; i < jobs; i++) free.push({ conn: await instance.connect() });
+  } else for (let i = 0; i < jobs; i++) free.push(null);
+  const conns = [...free];
   const tmpDir = path.join(out, TEMP_DIR);
   const manDir = path.join(out, MANIFESTS_DIR);
   try {
@@ -334,15 +342,27 @@ export async function exportExecutions(out: string, targets: AsyncIterable<Expor
       const m: ExportMeta = { tool: "hankweave-journal", schemaVersion: EXPORT_SCHEMA_VERSION, format, partitioning: "<table>/execution=<id>/" + PARTITION_FILE[format], tables: schemaJson() };
       await writeFileDurable(path.join(out, EXPORT_META_FILE), JSON.stringify(m, null, 2) + "\n", { tmp: path.join(out, `${EXPORT_META_FILE}.${process.pid}.tmp`) });
     }
-    const results: ExecutionResult[] = [];
+    const done: { n: number; r: ExecutionResult }[] = [];
     const seen = new Set<string>();
-    for await (const t of targets) {
-      if (opts.signal?.aborted) throw opts.signal.reason;
-      const r = await exportOne(out, t, opts, duck, old?.schemaVersion ?? EXPORT_SCHEMA_VERSION);
-      seen.add(r.id);
-      results.push(r);
-      opts.onExecution?.(r);
+    let n = 0;
+    async function* numbered(): AsyncGenerator<{ n: number; t: ExportTarget }> {
+      for await (const t of targets) yield { n: n++, t };
     }
+    const work = mapConcurrent(numbered(), jobs, async ({ n: k, t }) => {
+      const duck = free.pop()!;
+      try {
+        return { n: k, r: await exportOne(out, t, opts, duck, old?.schemaVersion ?? EXPORT_SCHEMA_VERSION) };
+      } finally {
+        free.push(duck);
+      }
+    }, opts.signal);
+    for await (const x of work) {
+      seen.add(x.r.id);
+      done.push(x);
+      opts.onExecution?.(x.r);
+    }
+    if (opts.signal?.aborted) throw opts.signal.reason;
+    const results = done.sort((a, b) => a.n - b.n).map((x) => x.r);
     if (opts.root !== null) {
       for (const r of await removedExecutions(out, opts.root, seen)) {
         if (opts.prune) await pruneExecution(out, r.id);
@@ -357,10 +377,8 @@ export async function exportExecutions(out: string, targets: AsyncIterable<Expor
       removed: count(["removed", "pruned"]), executions: results,
     };
   } finally {
-    if (duck) {
-      duck.conn.closeSync();
-      duck.instance.closeSync();
-    }
+    for (const c of conns) c?.conn.closeSync();
+    instance?.closeSync();
   }
 }
 
