@@ -4,7 +4,7 @@ import * as path from "node:path";
 import { execFileSync } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { layoutOf } from "@hankweave-journal/core";
-import { putBlob, readBlob, sweepCasTemps, listBlobs } from "./blob-store.js";
+import { putBlob, readBlob, sweepCasTemps, listBlobs, syncBlobs } from "./blob-store.js";
 import { sha256Hex } from "./sha.js";
 
 const dirs: string[] = [];
@@ -28,6 +28,17 @@ async function codeOf(p: Promise<unknown>): Promise<string> {
 }
 
 describe("blob store", () => {
+  it("deferred puts leave complete blobs and no temps; syncBlobs syncs them and refuses a missing one with a code", async () => {
+    const exec = tmpExec();
+    const bodies = Array.from({ length: 40 }, (_, i) => Buffer.from(`body ${i} `.repeat(600)));
+    const shas = [];
+    for (const b of bodies) shas.push((await putBlob(exec, b, undefined, { durability: "deferred" })).sha256);
+    await syncBlobs(exec, shas);
+    for (const [i, sha] of shas.entries()) expect((await readBlob(exec, sha)).equals(bodies[i])).toBe(true);
+    expect(await sweepCasTemps(exec)).toBe(0);
+    expect(await codeOf(syncBlobs(exec, [...shas, sha256Hex(Buffer.from("never stored"))]))).toBe("IO_ERROR");
+  });
+
   it("stores a body once under cas/<sha[0:2]>/<sha>.zst, readable by zstd -d", async () => {
     const exec = tmpExec();
     const body = Buffer.from("é body ".repeat(1000));

@@ -45,7 +45,16 @@ export async function putBlob(
   exec: string | ExecLayout,
   body: Buffer,
   sha?: string,
-  opts: { compress?: (data: Buffer, level: number) => Promise<Buffer>; level?: number } = {},
+  opts: {
+    compress?: (data: Buffer, level: number) => Promise<Buffer>;
+    level?: number;
+    /**
+     * `deferred`: temp + rename only, no fsync; the caller MUST then `syncBlobs` every blob it
+     * references (written or reused) before anything that references them is published.
+     * Default: durable here (temp + fsync + rename + fsync of the shard).
+     */
+    durability?: "durable" | "deferred";
+  } = {},
 ): Promise<PutBlobResult> {
   const layout = layoutFor(exec);
   const sha256 = sha ?? sha256Hex(body);
@@ -75,8 +84,48 @@ export async function putBlob(
     await fsyncDir(layout.casDir);
   }
   const frame = await (opts.compress ?? compressOneShot)(body, opts.level ?? CAS_ZSTD_LEVEL);
-  await writeFileDurable(path, frame, { tmp: layout.casBlobTmp(sha256, randomBytes(6).toString("hex")) });
+  await writeFileDurable(path, frame, {
+    tmp: layout.casBlobTmp(sha256, randomBytes(6).toString("hex")),
+    ...(opts.durability === "deferred" ? { durability: "none" as const } : {}),
+  });
   return { sha256, bytes: body.length, outcome, storedBytes: frame.length };
+}
+
+/** Blob fsyncs in flight at once in `syncBlobs` (concurrent fsyncs share the file system's journal commits). */
+const SYNC_IN_FLIGHT = 32;
+
+/**
+ * Make the blobs `shas` durable: fsync each blob file, then each of their shard directories and
+ * the CAS directory. After `putBlob(…, {durability: "deferred"})` this is what makes them safe to
+ * reference; a reused blob is synced too (a killed earlier diet may have left it unsynced).
+ * One batch at the end instead of two fsyncs per blob in turn (format §5.1: blobs durable before
+ * the pair is published).
+ */
+export async function syncBlobs(exec: string | ExecLayout, shas: Iterable<string>): Promise<void> {
+  const layout = layoutFor(exec);
+  const all = [...shas];
+  const shards = new Set<string>();
+  let next = 0;
+  const one = async (): Promise<void> => {
+    while (next < all.length) {
+      const sha = all[next++];
+      const path = layout.casBlob(sha);
+      shards.add(layout.casShard(sha));
+      try {
+        const fh = await fsp.open(path, "r");
+        try {
+          await fh.sync();
+        } finally {
+          await fh.close();
+        }
+      } catch (e) {
+        throw ioError(e, path);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(SYNC_IN_FLIGHT, all.length) }, one));
+  await Promise.all([...shards].map((d) => fsyncDir(d)));
+  if (all.length > 0) await fsyncDir(layout.casDir);
 }
 
 /**

@@ -13,7 +13,7 @@ export {
   SEEKABLE_SKIPPABLE_MAGIC, SEEKABLE_FOOTER_MAGIC,
 } from "./seekable.js";
 export type { SeekEntry, SeekTable } from "./seekable.js";
-export { putBlob, readBlob, sweepCasTemps, listBlobs, CAS_MAX_BODY_BYTES } from "./blob-store.js";
+export { putBlob, syncBlobs, readBlob, sweepCasTemps, listBlobs, CAS_MAX_BODY_BYTES } from "./blob-store.js";
 export type { PutBlobResult } from "./blob-store.js";
 export { compressOneShot, assertZstdNative, zstdNapi, ZSTD_NATIVE_BINDING } from "./zstd-native.js";
 export type { ZstdNapiBinding } from "./zstd-native.js";

@@ -3,7 +3,7 @@
  * (the crash-safe sequence). Both run the same streaming pass (`scanForDiet`) over the journal.
  *
  * Order of `applyDiet`: claim the lock → check the last run → sweep stale temps → CAS blobs
- * (tmp + fsync + rename) → `events.jsonl.zst.tmp` and `journal.meta.json.tmp` (fsync) → verify
+ * (tmp + rename, then one batch of fsyncs of every referenced blob and its shard: syncBlobs) → `events.jsonl.zst.tmp` and `journal.meta.json.tmp` (fsync) → verify
  * the temps FROM DISK → re-check events.jsonl unchanged and the lock still ours → rename both →
  * fsync the directory → delete events.jsonl and events.meta.json → fsync. A crash at any point
  * leaves the intact original or a complete verified diet.
@@ -12,7 +12,7 @@ import * as fsp from "node:fs/promises";
 import { JournalError, layoutOf, type ExecLayout } from "@hankweave-journal/core";
 import { availableParallelism } from "node:os";
 import {
-  JOURNAL_ZSTD_LEVEL, OneFrameWriter, SeekableWriter, ZstdPool, putBlob, sweepCasTemps,
+  JOURNAL_ZSTD_LEVEL, OneFrameWriter, SeekableWriter, ZstdPool, putBlob, sweepCasTemps, syncBlobs,
 } from "@hankweave-journal/cas";
 import {
   assertRegularFile, assertTempUsable, claimLockForOfflineTool, createTemp, errnoOf, fsyncDir, ioError, journalPresence,
@@ -231,6 +231,7 @@ export async function applyDiet(exec: string, opts: DietOptions = {}): Promise<D
     const seekable = kind === "seekable";
     let scan: DietScanResult;
     let zstBytes: number;
+    let blobsDurable: Promise<void> = Promise.resolve();
     try {
       const writer = seekable ? new SeekableWriter(zfh, JOURNAL_ZSTD_LEVEL, 2) : new OneFrameWriter(zfh, JOURNAL_ZSTD_LEVEL, before.size >= JOURNAL_ZSTD_MT_MIN_BYTES ? JOURNAL_ZSTD_WORKERS : 0);
       let frames = 0;
@@ -238,7 +239,8 @@ export async function applyDiet(exec: string, opts: DietOptions = {}): Promise<D
         body: async (b, _line, firstSeen) => {
           if (!firstSeen) return;
           referenced.add(b.sha256);
-          const p: Promise<void> = putBlob(layout, b.body, b.sha256, { compress, level: opts.casLevel }).then(
+          // Deferred: no fsync per blob; syncBlobs makes every referenced blob durable before the publish.
+          const p: Promise<void> = putBlob(layout, b.body, b.sha256, { compress, level: opts.casLevel, durability: "deferred" }).then(
             async (r) => {
               if (r.outcome === "reused") blobs.reused++;
               else blobs.written++;
@@ -260,6 +262,9 @@ export async function applyDiet(exec: string, opts: DietOptions = {}): Promise<D
       });
       await Promise.all(inFlight);
       if (blobError) throw blobError;
+      // The blobs' fsyncs (one batch) overlap the rest of the compression and the verification.
+      blobsDurable = syncBlobs(layout, referenced);
+      blobsDurable.catch(() => undefined);
       zstBytes = (await writer.finish()).bytes;
       await zfh.sync();
     } finally {
@@ -303,6 +308,7 @@ export async function applyDiet(exec: string, opts: DietOptions = {}): Promise<D
         path: layout.dietedJournalTmp,
       }, { cause: e });
     }
+    await blobsDurable;
     await hook("verified", 0);
 
     await publishPair(layout, before, lock, hook, {
