@@ -78,16 +78,19 @@ if (!present) {
     let out: string;
     let expected: string[];
     let session: InstanceType<Chdb["Session"]>;
+    let sessionDir: string;
     beforeAll(async () => {
       fleet = await buildFleet({ gen: [7], genBytes: 300_000, diet: true });
       out = path.join(tempDir("hw-fexport-ch-"), "pq");
       const t = await exportTargets(fleet.root);
       await exportExecutions(await prepareExportDir(out, REPO, t.execs), t.targets, { format: "parquet", root: t.root });
       expected = await foldAnswers(fleet);
-      session = new chdb.Session(tempDir("hw-fexport-chs-"));
+      sessionDir = tempDir("hw-fexport-chs-");
+      session = new chdb.Session(sessionDir);
     }, 120_000);
     afterAll(() => {
       session?.cleanup();
+      fs.rmSync(sessionDir, { recursive: true, force: true });
       fs.rmSync(fleet.root, { recursive: true, force: true });
       fs.rmSync(path.dirname(out), { recursive: true, force: true });
     });

@@ -198,6 +198,12 @@ if (!fs.existsSync(CONF) || conformanceNames().length === 0) {
 
   describe("export: bad input", () => {
     let root: string;
+    const made: string[] = [];
+    const scratch = (prefix: string): string => {
+      const d = tempDir(prefix);
+      made.push(d);
+      return d;
+    };
     beforeAll(async () => {
       root = tempDir("hw-fexport-bad-");
       const { copyConformance } = await import("../testing/export-fixture.js");
@@ -209,10 +215,12 @@ if (!fs.existsSync(CONF) || conformanceNames().length === 0) {
       // A dieted execution whose CAS blobs are gone (the reader fails on it).
       fs.mkdirSync(path.join(root, "empty", ".hankweave"), { recursive: true });
     });
-    afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+    afterAll(() => {
+      for (const d of [root, ...made]) fs.rmSync(d, { recursive: true, force: true });
+    });
 
     it("a broken execution gets its own line and code, the others are exported, exit 1", async () => {
-      const out = path.join(tempDir("hw-fexport-bad-out-"), "x");
+      const out = path.join(scratch("hw-fexport-bad-out-"), "x");
       const r = await cli(["export", root, "-o", out, "--format", "ndjson", "--json"]);
       expect(r.code).toBe(1);
       const s = JSON.parse(r.out) as ExportSummary;
@@ -235,10 +243,10 @@ if (!fs.existsSync(CONF) || conformanceNames().length === 0) {
       const inExec = await cli(["export", root, "-o", path.join(root, "good", "exports")]);
       expect(inExec.err).toContain("OUTPUT_IN_EXECUTION");
       expect(fs.existsSync(path.join(root, "good", "exports"))).toBe(false);
-      const file = path.join(tempDir("hw-fexport-f-"), "f");
+      const file = path.join(scratch("hw-fexport-f-"), "f");
       fs.writeFileSync(file, "x");
       expect((await cli(["export", root, "-o", file])).err).toContain("EXPORT_DIR_INVALID");
-      const foreign = tempDir("hw-fexport-foreign-");
+      const foreign = scratch("hw-fexport-foreign-");
       fs.writeFileSync(path.join(foreign, "notes.txt"), "mine");
       expect((await cli(["export", root, "-o", foreign])).err).toContain("EXPORT_DIR_INVALID");
       expect(fs.readdirSync(foreign)).toEqual(["notes.txt"]);
@@ -251,7 +259,7 @@ if (!fs.existsSync(CONF) || conformanceNames().length === 0) {
         throw new Error("Cannot find module '@duckdb/node-bindings-linux-x64/duckdb.node'");
       });
       try {
-        const out = path.join(tempDir("hw-fexport-nd-"), "x");
+        const out = path.join(scratch("hw-fexport-nd-"), "x");
         const pq = await cli(["export", path.join(root, "good"), "-o", out]);
         expect(pq.code).toBe(1);
         expect(pq.err).toContain("NATIVE_MODULE_UNAVAILABLE");
