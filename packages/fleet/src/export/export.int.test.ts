@@ -116,6 +116,13 @@ if (!fs.existsSync(CONF) || conformanceNames().length === 0) {
       const lines = fs.readFileSync(layoutOf(exec).journal, "utf8").split("\n").filter((l) => l.length > 0);
       const got = await fleetQuery(nd, "SELECT payload FROM events WHERE execution_path = 'conf/budget-loop-replay' ORDER BY line");
       expect(got.rows.map((x) => x[0])).toEqual(lines);
+      // A dieted journal's lines come back byte for byte through the transparent reader.
+      for (const kind of ["compatible", "extended"]) {
+        const rel = `dieted/budget-loop-replay-${kind}`;
+        if (!fleet.execs[rel]) continue;
+        const d = await fleetQuery(nd, `SELECT payload FROM events WHERE execution_path = '${rel}' ORDER BY line`);
+        expect(d.rows.map((x) => x[0]), rel).toEqual(lines);
+      }
       // Another format into the same directory is refused, not mixed.
       const mixed = await cli(["export", fleet.root, "-o", nd, "--json"]);
       expect(mixed.code).toBe(1);
