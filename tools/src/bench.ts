@@ -14,11 +14,13 @@ import { parseArgs } from "node:util";
 import { parseSize } from "./generator/size.js";
 import { PROFILE_NAMES, type ProfileName } from "./generator/profile.js";
 import { DEFAULT_WORK_DIR, runBench, type BenchOptions } from "./bench/harness.js";
+import { parseFleetFlags } from "./bench/fleet.js";
 import { REPO_ROOT } from "./bench/measure.js";
 import { renderMarkdown, renderText } from "./bench/table.js";
 
-const USAGE = `usage: npm run bench -- [--profile real|body-heavy|all] [--quick | --smoke] [--size 100MB[,1GB]] [--only op[,op]]
+const USAGE = `usage: npm run bench -- [--profile real|body-heavy|fleet|all] [--quick | --smoke] [--size 100MB[,1GB]] [--only op[,op]]
                       [--rounds N] [--seed N] [--fresh-baselines] [--out FILE.json] [--markdown FILE.md] [--work DIR] [--no-install]
+                      [--fleet-small N] [--fleet-big NxSIZE]   (the fleet profile: default 1000 small, 20x50MB)
 operations: append-none append-batch append-every read rebuild audit verify index diet-compatible diet-seekable
             diet-extended restore line-n cat-line   (--only takes names or prefixes: --only diet,append)`;
 
@@ -30,7 +32,7 @@ export function parseBenchArgs(argv: string[]): { opts: Omit<BenchOptions, "log"
       quick: { type: "boolean" }, smoke: { type: "boolean" }, size: { type: "string" }, only: { type: "string" },
       rounds: { type: "string" }, seed: { type: "string" }, out: { type: "string" }, markdown: { type: "string" },
       work: { type: "string" }, "no-install": { type: "boolean" }, help: { type: "boolean", short: "h" },
-      profile: { type: "string" }, "fresh-baselines": { type: "boolean" },
+      profile: { type: "string" }, "fresh-baselines": { type: "boolean" }, "fleet-small": { type: "string" }, "fleet-big": { type: "string" },
     },
   });
   if (values.help) throw USAGE;
@@ -46,13 +48,18 @@ export function parseBenchArgs(argv: string[]): { opts: Omit<BenchOptions, "log"
   const rounds = values.rounds === undefined ? (values.smoke ? 1 : 3) : Number(values.rounds);
   if (!Number.isInteger(rounds) || rounds < 1) throw `--rounds: not a positive integer: ${values.rounds}`;
   const profileText = values.profile ?? "real";
-  const profiles = (profileText === "all" ? [...PROFILE_NAMES] : profileText.split(",").map((s) => s.trim())) as ProfileName[];
-  for (const p of profiles) if (!PROFILE_NAMES.includes(p)) throw `--profile: ${PROFILE_NAMES.join(", ")} or all, not ${p}`;
+  // `fleet` is its own profile (two generated fleets, fleet.ts), not a generator profile; `all` is the generator ones.
+  const named = profileText === "all" ? [...PROFILE_NAMES] : profileText.split(",").map((s) => s.trim());
+  const wantsFleet = named.includes("fleet");
+  const profiles = named.filter((p) => p !== "fleet") as ProfileName[];
+  for (const p of profiles) if (!PROFILE_NAMES.includes(p)) throw `--profile: ${PROFILE_NAMES.join(", ")}, fleet or all, not ${p}`;
+  if (!wantsFleet && (values["fleet-small"] !== undefined || values["fleet-big"] !== undefined)) throw "--fleet-small/--fleet-big need --profile fleet";
+  const fleet = wantsFleet ? parseFleetFlags(values["fleet-small"], values["fleet-big"], parseSize) : null;
   const seed = values.seed === undefined ? 1 : Number(values.seed);
   if (!Number.isInteger(seed) || seed < 0) throw `--seed: not a non-negative integer: ${values.seed}`;
   return {
     opts: {
-      sizes, profiles: [...new Set(profiles)], rounds, seed, smoke: values.smoke === true, quick: values.quick === true,
+      sizes, profiles: [...new Set(profiles)], fleet, rounds, seed, smoke: values.smoke === true, quick: values.quick === true,
       only: values.only ? values.only.split(",").map((s) => s.trim()).filter((s) => s.length > 0) : null,
       workDir: values.work ?? DEFAULT_WORK_DIR,
       // zstd -19 takes minutes at 1 GB: measured once per input and kept (see operations.ts), unless this.

@@ -10,14 +10,17 @@ import { generateExecution, type ProfileName } from "../generator/index.js";
 import { GENERATOR_REVISION } from "../generator/profile.js";
 import { compareProfiles, type ProfileSummary } from "./profile-compare.js";
 import { ensureTools, machineInfo, measure, prepareRunner, REPO_ROOT, type Measured, type Toolbox } from "./measure.js";
-import { dietArgs, linkCopy, operations, type DietKind, type OpContext } from "./operations.js";
+import { dietArgs, linkCopy, operations, type DietKind, type OpContext, type Operation } from "./operations.js";
 import { evaluateTargets, type TargetVerdict } from "./targets.js";
+import { fleetInput, fleetOperations, type FleetBenchSpec } from "./fleet.js";
 
 export interface BenchOptions {
   /** Journal sizes to generate and measure, bytes. */
   sizes: number[];
   /** Generator profiles, each measured at every size (default: real). */
   profiles: ProfileName[];
+  /** The fleet profile (`--profile fleet`): the two fleets to generate and measure, or null. */
+  fleet: FleetBenchSpec | null;
   rounds: number;
   /** Only these operations (names or prefixes, e.g. "diet" matches both diets); null = all. */
   only: string[] | null;
@@ -38,7 +41,8 @@ export interface BenchOptions {
 
 /** One row of the table (one contender of one operation at one size). */
 export interface BenchRow {
-  profile: ProfileName;
+  /** A generator profile, or `fleet` for the fleet rows (fleet.ts). */
+  profile: ProfileName | "fleet";
   sizeBytes: number;
   op: string;
   contender: string;
@@ -66,7 +70,7 @@ export interface BenchResult {
   runner: "bundle" | "tsx";
   options: Omit<BenchOptions, "log">;
   missingTools: string[];
-  inputs: { profile: ProfileName; sizeBytes: number; exec: string; journalBytes: number; lines: number; generatedSeconds: number | null }[];
+  inputs: { profile: BenchRow["profile"]; sizeBytes: number; exec: string; journalBytes: number; lines: number; generatedSeconds: number | null }[];
   rssFloorMB: number | null;
   rows: BenchRow[];
   targets: TargetVerdict[];
@@ -210,88 +214,110 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       dieted: dietedCopies(o, inp.exec, work, tools, base), zstdFile: prepareZstd(o, inp.exec, work, tools),
       work, tools, smoke: o.smoke, cacheDir: `${inp.exec}.cache`, freshBaselines: o.freshBaselines, ...base, lib,
     };
-    for (const op of operations(ctx)) {
-      if (!selected(o, op.op)) continue;
-      op.setup?.();
-      const runs = new Map<string, Measured[]>();
-      const outputs = new Map<string, number[]>();
-      const cachedNote = new Map<string, string>();
-      for (const c of op.contenders) {
-        const kept = c.unavailable ? null : c.cached?.() ?? null;
-        if (!kept) continue;
-        runs.set(c.name, [{ wallMs: kept.ms, opMs: kept.ms, rssKB: null, exit: 0, detail: { cached: kept }, stderr: "" }]);
-        outputs.set(c.name, [kept.outputBytes]);
-        cachedNote.set(c.name, `kept from ${kept.at} (load ${kept.loadAvg.split(" ").slice(0, 3).join(" ")}); --fresh-baselines re-measures`);
-        o.log(`${profile} ${(size / 1e6).toFixed(1)} MB ${op.op} ${c.name}: kept ${kept.ms.toFixed(0)} ms from ${kept.at}`);
-      }
-      for (let round = 0; round < o.rounds; round++) {
-        // Alternate: every contender once per round, in a rotating order.
-        const order = op.contenders.map((_, i) => op.contenders[(i + round) % op.contenders.length]);
-        for (const c of order) {
-          if (c.unavailable || cachedNote.has(c.name) || ((c.oneRound || (o.quick && c.slow)) && round > 0)) continue;
-          // A contender whose first round took longer than this is not repeated (keeps the full
-          // bench near an hour at 1 GB and --quick near 5 minutes).
-          const first = runs.get(c.name)?.[0];
-          if (round > 0 && first && first.wallMs > (o.quick ? QUICK_REPEAT_MAX_MS : REPEAT_MAX_MS)) continue;
-          const cmd = c.prepare(round);
-          const m = measure(cmd, tools, o.timeoutMs);
-          runs.set(c.name, [...(runs.get(c.name) ?? []), m]);
-          const outBytes = c.outputBytes ? c.outputBytes(round) : null;
-          if (outBytes !== null) outputs.set(c.name, [...(outputs.get(c.name) ?? []), outBytes]);
-          if (m.exit === 0 && c.keep && outBytes) c.keep({ ms: m.opMs, outputBytes: outBytes, at: new Date().toISOString(), loadAvg: loadAvg() });
-          o.log(`${profile} ${(size / 1e6).toFixed(1)} MB ${op.op} ${c.name} r${round}: ${m.exit === 0 ? `${m.opMs.toFixed(1)} ms` : `exit ${m.exit} ${m.stderr.trim().slice(0, 200)} ${JSON.stringify(m.detail ?? {}).slice(0, 300)}`}`);
-        }
-      }
-      const primaryMs = (() => {
-        const ms = runs.get(op.primary ?? "")?.filter((m) => m.exit === 0).map((m) => m.opMs) ?? [];
-        return ms.length > 0 ? median(ms) : null;
-      })();
-      for (const c of op.contenders) {
-        const ms = runs.get(c.name) ?? [];
-        const ok = ms.filter((m) => m.exit === 0);
-        const base = { profile, sizeBytes: size, op: op.op, contender: c.name, role: c.role, throughputUnit: (c.units === "events" ? "events/s" : "MB/s") as BenchRow["throughputUnit"] };
-        if (c.unavailable || ms.length === 0) {
-          rows.push({ ...base, status: "n/a", note: c.unavailable ?? "n/a", medianMs: null, roundsMs: [], throughput: null, ratio: null, ratioTo: null, peakRssMB: null, outputBytes: null });
-          continue;
-        }
-        if (ok.length === 0) {
-          const m = ms[0];
-          rows.push({ ...base, status: "failed", note: `exit ${m.exit}: ${(m.stderr.trim() || JSON.stringify(m.detail ?? {})).slice(0, 160)}`, medianMs: null, roundsMs: [], throughput: null, ratio: null, ratioTo: null, peakRssMB: null, outputBytes: null });
-          continue;
-        }
-        const med = median(ok.map((m) => m.opMs));
-        let note = ok.length < ms.length ? `${ms.length - ok.length} round(s) failed` : cachedNote.get(c.name) ?? null;
-        if (op.op === "rebuild" && c.role === "ours") {
-          // The contenders must agree: ours prints state.json bytes, the naive fold hashes its own.
-          const naive = runs.get("naive fold")?.find((m) => m.exit === 0)?.detail?.stateSha256;
-          const mine = ok[0].detail?.stdoutSha256;
-          if (naive && mine && naive !== mine) note = "state differs from the naive fold's!";
-        }
-        const events = ok[0].detail?.events as number | undefined;
-        const throughput = c.units === "events" ? (events ?? 0) / (med / 1000) : inp.journalBytes / 1e6 / (med / 1000);
-        const rss = ok.map((m) => m.rssKB).filter((x): x is number => x !== null);
-        const outs = outputs.get(c.name);
-        rows.push({
-          ...base, status: "ok", note, medianMs: med,
-          roundsMs: ms.map((m) => m.opMs), throughput,
-          ratio: c.role === "ours" && primaryMs !== null ? primaryMs / med : null, ratioTo: c.role === "ours" && primaryMs !== null ? op.primary : null,
-          peakRssMB: rss.length > 0 ? Math.max(...rss) / 1024 : null, outputBytes: outs && outs.length > 0 ? median(outs) : null,
-        });
-      }
-    }
+    for (const op of operations(ctx)) rows.push(...measureOperation(o, tools, op, profile, size, inp.journalBytes));
     rmSync(join(work), { recursive: true, force: true });
   }
-  const profiles = compareProfiles({ inputs, rows, workDir: o.workDir, tools, log: o.log });
+  if (o.fleet) {
+    const specs = [[o.fleet.small, o.fleet.smallBytes], [o.fleet.bigCount, o.fleet.bigBytes]] as const;
+    for (const [count, bytesEach] of specs) {
+      const fleet = await fleetInput(join(o.workDir, "inputs"), count, bytesEach, o.seed, o.log);
+      inputs.push({ profile: "fleet", sizeBytes: fleet.journalBytes, exec: fleet.root, journalBytes: fleet.journalBytes, lines: 0, generatedSeconds: fleet.generatedSeconds });
+      const work = join(o.workDir, "work", `fleet-${count}x${bytesEach}-${process.pid}`);
+      mkdirSync(work, { recursive: true });
+      const ops = fleetOperations({ fleet, work, tools, commands: new Set(commands.keys()), commandHelp: commands });
+      for (const op of ops) rows.push(...measureOperation(o, tools, op, "fleet", fleet.journalBytes, fleet.journalBytes));
+      rmSync(work, { recursive: true, force: true });
+    }
+  }
+  const generated = inputs.filter((i): i is (typeof inputs)[number] & { profile: ProfileName } => i.profile !== "fleet");
+  const profiles = compareProfiles({ inputs: generated, rows, workDir: o.workDir, tools, log: o.log });
   const result: BenchResult = {
     startedAt, seconds: (performance.now() - t0) / 1000, machine: machineInfo(), runner,
     options: {
-      sizes: o.sizes, profiles: o.profiles, rounds: o.rounds, only: o.only, smoke: o.smoke, quick: o.quick, seed: o.seed, workDir: o.workDir,
+      sizes: o.sizes, profiles: o.profiles, fleet: o.fleet, rounds: o.rounds, only: o.only, smoke: o.smoke, quick: o.quick, seed: o.seed, workDir: o.workDir,
       freshBaselines: o.freshBaselines, install: o.install, timeoutMs: o.timeoutMs,
     },
     missingTools: missing, inputs, rssFloorMB: floor.rssKB !== null ? floor.rssKB / 1024 : null, rows, targets: [], profiles,
   };
   result.targets = evaluateTargets(rows);
   return result;
+}
+
+/**
+ * Measure one operation: its contenders alternate within each round, kept baselines are reused,
+ * slow contenders run once; returns one row per contender (`inputBytes`: the throughput's input).
+ * Used for every generator profile's input and for the fleets (fleet.ts).
+ */
+export function measureOperation(o: BenchOptions, tools: Toolbox, op: Operation, profile: BenchRow["profile"], size: number, inputBytes: number): BenchRow[] {
+  if (!selected(o, op.op)) return [];
+  const rows: BenchRow[] = [];
+  op.setup?.();
+  const runs = new Map<string, Measured[]>();
+  const outputs = new Map<string, number[]>();
+  const cachedNote = new Map<string, string>();
+  for (const c of op.contenders) {
+    const kept = c.unavailable ? null : c.cached?.() ?? null;
+    if (!kept) continue;
+    runs.set(c.name, [{ wallMs: kept.ms, opMs: kept.ms, rssKB: null, exit: 0, detail: { cached: kept }, stderr: "" }]);
+    outputs.set(c.name, [kept.outputBytes]);
+    cachedNote.set(c.name, `kept from ${kept.at} (load ${kept.loadAvg.split(" ").slice(0, 3).join(" ")}); --fresh-baselines re-measures`);
+    o.log(`${profile} ${(size / 1e6).toFixed(1)} MB ${op.op} ${c.name}: kept ${kept.ms.toFixed(0)} ms from ${kept.at}`);
+  }
+  for (let round = 0; round < o.rounds; round++) {
+    // Alternate: every contender once per round, in a rotating order.
+    const order = op.contenders.map((_, i) => op.contenders[(i + round) % op.contenders.length]);
+    for (const c of order) {
+      if (c.unavailable || cachedNote.has(c.name) || ((c.oneRound || (o.quick && c.slow)) && round > 0)) continue;
+      // A contender whose first round took longer than this is not repeated (keeps the full
+      // bench near an hour at 1 GB and --quick near 5 minutes).
+      const first = runs.get(c.name)?.[0];
+      if (round > 0 && first && first.wallMs > (o.quick ? QUICK_REPEAT_MAX_MS : REPEAT_MAX_MS)) continue;
+      const cmd = c.prepare(round);
+      const m = measure(cmd, tools, o.timeoutMs);
+      runs.set(c.name, [...(runs.get(c.name) ?? []), m]);
+      const outBytes = c.outputBytes ? c.outputBytes(round) : null;
+      if (outBytes !== null) outputs.set(c.name, [...(outputs.get(c.name) ?? []), outBytes]);
+      if (m.exit === 0 && c.keep && outBytes) c.keep({ ms: m.opMs, outputBytes: outBytes, at: new Date().toISOString(), loadAvg: loadAvg() });
+      o.log(`${profile} ${(size / 1e6).toFixed(1)} MB ${op.op} ${c.name} r${round}: ${m.exit === 0 ? `${m.opMs.toFixed(1)} ms` : `exit ${m.exit} ${m.stderr.trim().slice(0, 200)} ${JSON.stringify(m.detail ?? {}).slice(0, 300)}`}`);
+    }
+  }
+  const primaryMs = (() => {
+    const ms = runs.get(op.primary ?? "")?.filter((m) => m.exit === 0).map((m) => m.opMs) ?? [];
+    return ms.length > 0 ? median(ms) : null;
+  })();
+  for (const c of op.contenders) {
+    const ms = runs.get(c.name) ?? [];
+    const ok = ms.filter((m) => m.exit === 0);
+    const base = { profile, sizeBytes: size, op: op.op, contender: c.name, role: c.role, throughputUnit: (c.units === "events" ? "events/s" : "MB/s") as BenchRow["throughputUnit"] };
+    if (c.unavailable || ms.length === 0) {
+      rows.push({ ...base, status: "n/a", note: c.unavailable ?? "n/a", medianMs: null, roundsMs: [], throughput: null, ratio: null, ratioTo: null, peakRssMB: null, outputBytes: null });
+      continue;
+    }
+    if (ok.length === 0) {
+      const m = ms[0];
+      rows.push({ ...base, status: "failed", note: `exit ${m.exit}: ${(m.stderr.trim() || JSON.stringify(m.detail ?? {})).slice(0, 160)}`, medianMs: null, roundsMs: [], throughput: null, ratio: null, ratioTo: null, peakRssMB: null, outputBytes: null });
+      continue;
+    }
+    const med = median(ok.map((m) => m.opMs));
+    let note = ok.length < ms.length ? `${ms.length - ok.length} round(s) failed` : cachedNote.get(c.name) ?? null;
+    if (op.op === "rebuild" && c.role === "ours") {
+      // The contenders must agree: ours prints state.json bytes, the naive fold hashes its own.
+      const naive = runs.get("naive fold")?.find((m) => m.exit === 0)?.detail?.stateSha256;
+      const mine = ok[0].detail?.stdoutSha256;
+      if (naive && mine && naive !== mine) note = "state differs from the naive fold's!";
+    }
+    const events = ok[0].detail?.events as number | undefined;
+    const throughput = c.units === "events" ? (events ?? 0) / (med / 1000) : inputBytes / 1e6 / (med / 1000);
+    const rss = ok.map((m) => m.rssKB).filter((x): x is number => x !== null);
+    const outs = outputs.get(c.name);
+    rows.push({
+      ...base, status: "ok", note, medianMs: med,
+      roundsMs: ms.map((m) => m.opMs), throughput,
+      ratio: c.role === "ours" && primaryMs !== null ? primaryMs / med : null, ratioTo: c.role === "ours" && primaryMs !== null ? op.primary : null,
+      peakRssMB: rss.length > 0 ? Math.max(...rss) / 1024 : null, outputBytes: outs && outs.length > 0 ? median(outs) : null,
+    });
+  }
+  return rows;
 }
 
 function loadAvg(): string {

@@ -92,6 +92,11 @@ export async function prepareRunner(log: (s: string) => void, opts: { forceTsx?:
   }
 }
 
+/** The command line that starts a runner child (for shell contenders that loop over it, fleet.ts). */
+export function runnerArgv(): string[] {
+  return [...runnerCommand];
+}
+
 /**
  * Flush the dirty pages the previous commands left (untimed), so every contender starts with the
  * same writeback state. Without it a command that writes 1 GB (restore, `zstd -d`) left the kernel

@@ -25,7 +25,9 @@ export type RunnerSpec =
   | { op: "fold-stdin" }
   | { op: "sqlite-naive"; journal: string; db: string }
   | { op: "diet"; exec: string; mode: "compatible" | "extended" }
-  | { op: "restore"; exec: string };
+  | { op: "restore"; exec: string }
+  /** DuckDB's own reader over raw journals (`read_json` of a glob, envelope columns + data as JSON) into one Parquet file. */
+  | { op: "duckdb-read-json"; glob: string; out: string };
 
 /** The runner's answer (last stdout line). */
 export interface RunnerResult {
@@ -221,6 +223,23 @@ async function run(spec: RunnerSpec): Promise<RunnerResult> {
       const t = performance.now();
       const r = await restoreJournal(spec.exec);
       return { ms: performance.now() - t, exit: 0, detail: { status: r.status } };
+    }
+    case "duckdb-read-json": {
+      const { DuckDBInstance } = await import("@duckdb/node-api");
+      const lit = (x: string): string => `'${x.replace(/'/g, "''")}'`;
+      const db = await DuckDBInstance.create(":memory:", { threads: "2" });
+      const conn = await db.connect();
+      const t = performance.now();
+      // The same envelope columns the export writes, data kept as JSON text; lines of any size.
+      await conn.run(
+        `COPY (SELECT filename AS file, id, timestamp, type, data FROM read_json(${lit(spec.glob)}, format = 'newline_delimited', ` +
+          `columns = {id: 'VARCHAR', timestamp: 'VARCHAR', type: 'VARCHAR', data: 'JSON'}, filename = true, maximum_object_size = 1073741824)) ` +
+          `TO ${lit(spec.out)} (FORMAT parquet)`,
+      );
+      const ms = performance.now() - t;
+      const rows = (await (await conn.run(`SELECT count(*)::BIGINT FROM read_parquet(${lit(spec.out)})`)).getRowsJS())[0]![0];
+      conn.closeSync();
+      return { ms, exit: 0, detail: { rows: Number(rows) } };
     }
   }
 }

@@ -31,8 +31,9 @@ export const COMPATIBLE_TARGETS: Readonly<Record<ProfileName, { size: number; sp
 /** Sizes at which an issue sets a target (below: report-only, the ratio still shown). */
 export const SET_AT_BYTES = { rebuild: 1e9, index: 1e9, lineN: 1e9, restore: 1e8 } as const;
 
-/** Evaluate every target at every (profile, size) present in `rows`. */
-export function evaluateTargets(rows: BenchRow[]): TargetVerdict[] {
+/** Evaluate every target at every (profile, size) present in `rows` (the fleet rows have no target). */
+export function evaluateTargets(all: BenchRow[]): TargetVerdict[] {
+  const rows = all.filter((r): r is BenchRow & { profile: ProfileName } => r.profile !== "fleet");
   const out: TargetVerdict[] = [];
   const groups = new Map<string, { profile: ProfileName; size: number }>();
   for (const r of rows) groups.set(`${r.profile}\0${r.sizeBytes}`, { profile: r.profile, size: r.sizeBytes });

@@ -10,3 +10,5 @@ export type { GenerateOptions, GenerateReport } from "./write-execution.js";
 export { parseSize, formatBytes } from "./size.js";
 export { BODY_HEAVY, REAL, PROFILE_NAMES, profileByName } from "./profile.js";
 export type { GeneratorProfile, ProfileName } from "./profile.js";
+export { generateFleet, fleetExecPath, FLEET_RUNNER_FOLDERS } from "./fleet.js";
+export type { FleetSpec } from "./fleet.js";
