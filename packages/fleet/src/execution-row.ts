@@ -11,7 +11,8 @@
  * - events: a dieted journal's manifest `totalEvents` (the journal cannot change); a plain
  *   journal's sidecar when its `byteLength` equals the file size (format §2.5: trusted), counted
  *   on from its `byteLength` when smaller, else counted from 0 (complete lines `JSON.parse` accepts).
- * - stored bytes: the reader's `info().storedBytes` (the file, or pointer journal + manifest + CAS).
+ * - stored bytes: events.jsonl's size (discovery's stat), or for a dieted journal the reader's
+ *   `info().storedBytes` (pointer journal + manifest + CAS).
  * - lock: `inspectLock` (none / live / stale / invalid), never modified.
  *
  * Never throws for one execution: a failure is a row of kind `broken` with its code.
@@ -136,9 +137,14 @@ export async function executionRow(entry: FleetEntry, opts: { signal?: AbortSign
       const fold = await foldJournal(reader, { saved: savedState, ...(opts.signal ? { signal: opts.signal } : {}) });
       runFacts(row, fold.state);
       row.source = "fold";
-      const info = await reader.info();
-      row.storedBytes = info.storedBytes;
-      row.events = entry.manifest && entry.kind !== "plain" ? entry.manifest.totalEvents : await plainEvents(entry.path, info.bytes);
+      if (entry.kind === "plain") {
+        // The journal's size from discovery's stat (info() would stat it again and read the sidecar twice).
+        row.storedBytes = entry.journalBytes;
+        row.events = await plainEvents(entry.path, entry.journalBytes ?? 0);
+      } else {
+        row.storedBytes = (await reader.info()).storedBytes;
+        row.events = entry.manifest?.totalEvents ?? null;
+      }
     } finally {
       await reader.close();
     }
