@@ -10,6 +10,7 @@ import { IndexWorker } from "./index-worker.js";
 import { foldWithParseAhead, type ParseAheadOptions } from "./parse-ahead.js";
 import type { AuditFinding, AuditRow, RunSummary } from "./audit-types.js";
 import { summarizeRuns } from "./run-summary.js";
+import { type ExecRef, resolveExec } from "@hankweave-journal/core";
 
 /** Which rows and findings to report. The fold always starts at line 0 (state needs the prefix). */
 export interface AuditFilter {
@@ -59,8 +60,9 @@ export function passesFilter(x: { line: number; run: string | null; codon: strin
  * @example await streamAudit("/runs/x", { run: "r1" }, { row: (r) => console.log(r.edge) });
  */
 export async function streamAudit(
-  exec: string, filter: AuditFilter = {}, cb: AuditCallbacks = {}, signal?: AbortSignal, opts: { parseAhead?: ParseAheadOptions } = {},
+  exec: ExecRef, filter: AuditFilter = {}, cb: AuditCallbacks = {}, signal?: AbortSignal, opts: { parseAhead?: ParseAheadOptions } = {},
 ): Promise<AuditEnd> {
+  const layout = resolveExec(exec);
   const findings = { error: 0, warning: 0, info: 0 };
   const byCode: Record<string, number> = {};
   let rows = 0;
@@ -82,7 +84,7 @@ export async function streamAudit(
   const flush = async (): Promise<void> => {
     for (const p of pending.splice(0)) await p();
   };
-  const reader = await openReader(exec);
+  const reader = await openReader(layout.exec);
   try {
     const toLine = filter.toLine ?? Number.POSITIVE_INFINITY;
     // A worker parses the next chunk while this thread folds the current one (parse-ahead.ts).
@@ -99,7 +101,7 @@ export async function streamAudit(
     await flush();
     const totals = fold.totals;
     return {
-      exec,
+      exec: layout.exec,
       kind: reader.kind,
       events: totals.events,
       transitions: totals.transitions,
@@ -125,7 +127,7 @@ export interface AuditReport extends AuditEnd {
  * `streamAudit` for large ones).
  * @example const a = await auditExecution("/runs/x"); a.findings.error === 0;
  */
-export async function auditExecution(exec: string, filter: AuditFilter = {}): Promise<AuditReport> {
+export async function auditExecution(exec: ExecRef, filter: AuditFilter = {}): Promise<AuditReport> {
   const rowList: AuditRow[] = [];
   const findingList: AuditFinding[] = [];
   const end = await streamAudit(exec, filter, { row: (r) => void rowList.push(r), finding: (f) => void findingList.push(f) });

@@ -5,6 +5,7 @@ import type { TokenUsage } from "@hankweave-journal/core";
 import { streamAudit, type AuditEnd, type AuditFilter } from "./audit-run.js";
 import type { AttemptOutcome } from "./audit-types.js";
 import { countOutcomes, formatOutcomes, tokenTotal } from "./outcomes.js";
+import { type ExecRef } from "@hankweave-journal/core";
 
 /** One run in a summary. */
 export interface RunLine {
@@ -76,7 +77,7 @@ export function formatAuditSummary(s: AuditSummary): string {
  * Audit `exec` and return its summary plus the text form: one call for the main job.
  * @example const { summary, text } = await auditSummaryOf("/runs/x"); console.log(text);
  */
-export async function auditSummaryOf(exec: string, filter: AuditFilter = {}): Promise<{ summary: AuditSummary; text: string }> {
+export async function auditSummaryOf(exec: ExecRef, filter: AuditFilter = {}): Promise<{ summary: AuditSummary; text: string }> {
   const summary = summarizeAudit(await streamAudit(exec, filter));
   return { summary, text: formatAuditSummary(summary) };
 }

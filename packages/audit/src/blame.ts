@@ -12,10 +12,7 @@
  * carried from the saved state.json or approximated from a line's timestamp; the answer says so
  * (`source`), next to the line that set the journal's own value.
  */
-import {
-  applyEditInPlace, initialState, JournalError, PLAN_UPDATED_TYPE, planTransition,
-  type HankweaveState, type JournalRecord, type StateTransition,
-} from "@hankweave-journal/core";
+import { applyEditInPlace, initialState, JournalError, PLAN_UPDATED_TYPE, planTransition, type HankweaveState, type JournalRecord, type StateTransition, type ExecRef, resolveExec } from "@hankweave-journal/core";
 import { openReader } from "@hankweave-journal/diet";
 import { recordOfLine, typeFilter } from "@hankweave-journal/journal";
 import {
@@ -356,7 +353,7 @@ function fieldPath(ri: number | null, ci: number | null, rest: readonly Segment[
  * Throws BLAME_PATH_INVALID / BLAME_PATH_NOT_FOUND, and the reader's errors (no journal, …).
  * @example const b = await blameExecution("/runs/x", "runs[0].codons[3].finalCost"); b.last?.line
  */
-export async function blameExecution(exec: string, pathText: string, opts: BlameOptions = {}): Promise<BlameResult> {
+export async function blameExecution(exec: ExecRef, pathText: string, opts: BlameOptions = {}): Promise<BlameResult> {
   const [one] = await blameMany(exec, [pathText], opts);
   if (one instanceof JournalError) throw one;
   return one;
@@ -368,13 +365,14 @@ export async function blameExecution(exec: string, pathText: string, opts: Blame
  * Throws BLAME_PATH_INVALID before reading when a path does not parse.
  * @example const [a, b] = await blameMany("/runs/x", ["currentRunId", "runs[0].status"]);
  */
-export async function blameMany(exec: string, pathTexts: readonly string[], opts: BlameOptions = {}): Promise<(BlameResult | JournalError)[]> {
+export async function blameMany(exec: ExecRef, pathTexts: readonly string[], opts: BlameOptions = {}): Promise<(BlameResult | JournalError)[]> {
   const paths = pathTexts.map(parseBlamePath);
   const feedRests = paths.map((p) => (opts.history === true ? feedOf(p) : null));
   const tracker = new BlameTracker(paths, opts.history === true, feedRests.map((f) => (f === null ? [] : [f])));
   const folder = new StateFolder();
-  const saved = savedStateOf(await readSavedStates(exec));
-  const reader = await openReader(exec);
+  const layout = resolveExec(exec);
+  const saved = savedStateOf(await readSavedStates(layout));
+  const reader = await openReader(layout.exec);
   // Only a foreign journal needs rebuild's fold next to the tracker (clock fields, carried
   // executionPlan); a native one (first state-relevant event a plan.updated) folds to the tracker's state.
   let origin = "empty" as "native" | "foreign" | "empty";
@@ -436,7 +434,7 @@ export async function blameMany(exec: string, pathTexts: readonly string[], opts
   const fold = origin === "foreign" ? folder.result(saved) : { state: raw, carried: [], approximated: [], origin };
   return paths.map((path, i) => {
     try {
-      return answer(exec, path, i, feedRests[i], tracker, raw, fold);
+      return answer(layout.exec, path, i, feedRests[i], tracker, raw, fold);
     } catch (e) {
       if (e instanceof JournalError) return e;
       throw e;

@@ -1,6 +1,6 @@
 /**
  * `index`: build the derived SQLite database of a journal (events, transitions, codon attempts,
- * runs, findings) into `layoutOf(exec).indexTmp`, then fsync and rename it into place.
+ * runs, findings) into `resolveExec(exec).indexTmp`, then fsync and rename it into place.
  *
  * Incremental: the index remembers how far it read (`indexed_bytes`, the next line number, the
  * offset/length/SHA-256 of the last indexed line) and the audit fold's snapshot. When the plain
@@ -13,7 +13,7 @@ import * as fs from "node:fs";
 import * as fsp from "node:fs/promises";
 import type Database from "better-sqlite3";
 import { sqlite } from "./sqlite.js";
-import { layoutOf, type JournalReader, type LinePosition } from "@hankweave-journal/core";
+import { type JournalReader, type LinePosition, resolveExec, type ExecRef, type ExecLayout } from "@hankweave-journal/core";
 import { assertTempUsable, fsyncFile, publishTemp, removeQuietly } from "@hankweave-journal/journal";
 import { openReader } from "@hankweave-journal/diet";
 import { AuditFold, type AuditFoldSnapshot } from "./audit-fold.js";
@@ -91,16 +91,16 @@ async function hashPrefix(reader: JournalReader, bytes: number): Promise<Hash | 
   return null;
 }
 
-async function planIndex(exec: string, reader: JournalReader, bytes: number, full: boolean): Promise<Plan> {
+async function planIndex(layout: ExecLayout, reader: JournalReader, bytes: number, full: boolean): Promise<Plan> {
   if (full) return { mode: "full", reason: "--full" };
   const kind = reader.kind;
-  const meta = readIndexMeta(layoutOf(exec).index);
+  const meta = readIndexMeta(layout.index);
   if (typeof meta === "string") return { mode: "full", reason: meta };
   if (meta.kind !== kind) return { mode: "full", reason: `journal kind changed (${meta.kind} → ${kind})` };
   if (kind === "dieted") return bytes === meta.journalBytes ? { mode: "unchanged", meta } : { mode: "full", reason: "dieted journal changed" };
   if (bytes < meta.indexedBytes) return { mode: "full", reason: "journal shrank" };
   // Untouched since the build (same inode, size, mtime, ctime): nothing to read.
-  if (meta.fingerprint !== null && bytes === meta.journalBytes && meta.fingerprint === journalFingerprint(await fsp.stat(layoutOf(exec).journal, { bigint: true }))) {
+  if (meta.fingerprint !== null && bytes === meta.journalBytes && meta.fingerprint === journalFingerprint(await fsp.stat(layout.journal, { bigint: true }))) {
     return { mode: "unchanged", meta };
   }
   if (meta.lastLineOffset >= 0) {
@@ -168,19 +168,19 @@ class Writeback {
  * is only read; a failure leaves the previous index untouched and removes the temp file.
  * @example const r = await buildIndex("/runs/x"); r.mode; // "full" the first time, then "unchanged"/"incremental"
  */
-export async function buildIndex(exec: string, opts: IndexOptions = {}): Promise<IndexResult> {
+export async function buildIndex(exec: ExecRef, opts: IndexOptions = {}): Promise<IndexResult> {
   const started = performance.now();
   // One build per execution at a time; a waiter plans again from what the other one published.
-  return withIndexLock(exec, () => buildIndexLocked(exec, opts, started));
+  const layout = resolveExec(exec);
+  return withIndexLock(layout, () => buildIndexLocked(layout, opts, started));
 }
 
-async function buildIndexLocked(exec: string, opts: IndexOptions, started: number): Promise<IndexResult> {
-  const layout = layoutOf(exec);
-  const reader = await openReader(exec);
+async function buildIndexLocked(layout: ExecLayout, opts: IndexOptions, started: number): Promise<IndexResult> {
+  const reader = await openReader(layout.exec);
   try {
     const info = await reader.info();
     const statBefore = reader.kind === "plain" ? journalFingerprint(await fsp.stat(layout.journal, { bigint: true })) : null;
-    const plan = await planIndex(exec, reader, info.bytes, opts.full === true);
+    const plan = await planIndex(layout, reader, info.bytes, opts.full === true);
     if (plan.mode === "unchanged") {
       return {
         path: layout.index, mode: "unchanged", reason: null, linesRead: 0, bytesRead: 0, eventsAdded: 0, transitionsAdded: 0,

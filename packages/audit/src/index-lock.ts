@@ -9,7 +9,7 @@
  * process on another host sharing the directory (pids are local).
  */
 import * as fs from "node:fs";
-import { JournalError, layoutOf } from "@hankweave-journal/core";
+import { JournalError, resolveExec, type ExecRef } from "@hankweave-journal/core";
 import { ioError } from "@hankweave-journal/journal";
 
 /** How long a build waits for another build of the same execution. */
@@ -58,8 +58,8 @@ function tryLock(lock: string): boolean {
  * Run `work` holding the index build lock of `exec`. `waited` tells `work` whether another build
  * ran meanwhile (so it re-plans from what that one published).
  */
-export async function withIndexLock<T>(exec: string, work: (waited: boolean) => Promise<T>, waitMs = INDEX_LOCK_WAIT_MS): Promise<T> {
-  const lock = layoutOf(exec).indexLock;
+export async function withIndexLock<T>(exec: ExecRef, work: (waited: boolean) => Promise<T>, waitMs = INDEX_LOCK_WAIT_MS): Promise<T> {
+  const lock = resolveExec(exec).indexLock;
   const deadline = Date.now() + waitMs;
   let waited = false;
   let emptySince = 0;

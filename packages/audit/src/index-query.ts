@@ -10,7 +10,7 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { workerEntryOf } from "@hankweave-journal/cas";
 import { sqlite } from "./sqlite.js";
-import { JournalError, layoutOf, type ErrorCode } from "@hankweave-journal/core";
+import { JournalError, type ErrorCode, resolveExec, type ExecRef } from "@hankweave-journal/core";
 import { prepareQuery, stepError, tooManyRows } from "./query-statement.js";
 import type { QueryMessage, QueryRequest } from "./query.worker.js";
 
@@ -94,14 +94,14 @@ function asBuffers(row: unknown[]): unknown[] {
  * @example await streamQuery("/runs/x", "SELECT type FROM events", (c) => …, (row) => …)
  */
 export async function streamQuery(
-  exec: string,
+  exec: ExecRef,
   sql: string,
   onColumns: (columns: string[]) => void | Promise<void>,
   onRow: (row: unknown[]) => void | Promise<void>,
   limits: QueryLimits = {},
   params: unknown[] = [],
 ): Promise<number> {
-  const path = layoutOf(exec).index;
+  const path = resolveExec(exec).index;
   if (!existsSync(path)) throw missingIndex(path);
   const maxRows = limits.maxRows ?? QUERY_MAX_ROWS;
   const timeoutMs = limits.timeoutMs ?? QUERY_TIMEOUT_MS;
@@ -186,8 +186,8 @@ export async function streamQuery(
  * which runs it in a child process with a time and memory bound, for SQL you did not write).
  * @example queryIndex("/runs/x", "SELECT type, count(*) FROM events GROUP BY type").rows
  */
-export function queryIndex(exec: string, sql: string, params: unknown[] = [], limits: QueryLimits = {}): QueryResult {
-  const path = layoutOf(exec).index;
+export function queryIndex(exec: ExecRef, sql: string, params: unknown[] = [], limits: QueryLimits = {}): QueryResult {
+  const path = resolveExec(exec).index;
   if (!existsSync(path)) throw missingIndex(path);
   const maxRows = limits.maxRows ?? QUERY_MAX_ROWS;
   const db = new (sqlite())(path, { readonly: true, fileMustExist: true });

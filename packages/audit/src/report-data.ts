@@ -4,6 +4,7 @@
  */
 import { streamAudit, type AuditEnd } from "./audit-run.js";
 import type { AuditFinding, RunSummary } from "./audit-types.js";
+import { type ExecRef } from "@hankweave-journal/core";
 
 /** One point of a run's cumulative cost curve. */
 export interface CostPoint {
@@ -48,7 +49,7 @@ function decimate(points: CostPoint[]): CostPoint[] {
  * Audit `exec` and collect the report data (memory: the findings kept plus ≤ MAX_COST_POINTS per run).
  * @example const data = await collectReportData("/runs/x"); data.runs[0].attempts.length
  */
-export async function collectReportData(exec: string): Promise<ReportData> {
+export async function collectReportData(exec: ExecRef): Promise<ReportData> {
   const costSeries: Record<string, CostPoint[]> = {};
   const findings: AuditFinding[] = [];
   let omitted = 0;
@@ -72,7 +73,7 @@ export async function collectReportData(exec: string): Promise<ReportData> {
     },
   });
   return {
-    exec, kind: end.kind, events: end.events, transitions: end.transitions, findingCounts: { ...end.findings }, byCode: { ...end.byCode },
+    exec: end.exec, kind: end.kind, events: end.events, transitions: end.transitions, findingCounts: { ...end.findings }, byCode: { ...end.byCode },
     runs: end.runs, costSeries, findings, findingsOmitted: omitted, lastTime,
   };
 }

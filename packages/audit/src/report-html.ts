@@ -11,6 +11,7 @@ import { formatOutcomes, tokenTotal } from "./outcomes.js";
 import { summaryRunOf, type SummaryGroup } from "./summary.js";
 import { collectReportData, type ReportData } from "./report-data.js";
 import { OUTCOME_COLORS, attemptLabel, clipText, costSvg, esc, formatDuration, money, timelineSvg } from "./report-svg.js";
+import { type ExecRef } from "@hankweave-journal/core";
 
 const CSS = `
 :root{--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--bg:#f6f8fa}
@@ -174,7 +175,7 @@ export interface ReportResult {
  * Audit `exec` and write the report to `outPath` (temp file + rename; the journal is only read).
  * @example await writeReport("/runs/x", "/tmp/report.html") // {path, bytes, runs, attempts, findings}
  */
-export async function writeReport(exec: string, outPath: string): Promise<ReportResult> {
+export async function writeReport(exec: ExecRef, outPath: string): Promise<ReportResult> {
   // Never over a journal, a state file or a device (a path spelled "-" is a file here: the CLI maps it to stdout).
   const target = await checkOutputPath(path.resolve(outPath), "/");
   if (target.kind === "file") outPath = target.path;

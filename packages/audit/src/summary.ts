@@ -9,6 +9,7 @@ import type { TokenUsage } from "@hankweave-journal/core";
 import { streamAudit, type AuditEnd } from "./audit-run.js";
 import type { AttemptOutcome, CodonAttempt, RunSummary } from "./audit-types.js";
 import { countOutcomes, formatOutcomes, tokenTotal, type OutcomeCounts } from "./outcomes.js";
+import { type ExecRef } from "@hankweave-journal/core";
 
 /** One codon attempt as the summary shows it. */
 export interface SummaryAttempt {
@@ -158,6 +159,6 @@ export function summaryOf(end: AuditEnd): ExecutionSummary {
  * Audit `exec` in one streaming pass and summarize it. Read-only.
  * @example const s = await summarizeExecution("/runs/x"); s.runs[0].groups.map((g) => g.label)
  */
-export async function summarizeExecution(exec: string, signal?: AbortSignal): Promise<ExecutionSummary> {
+export async function summarizeExecution(exec: ExecRef, signal?: AbortSignal): Promise<ExecutionSummary> {
   return summaryOf(await streamAudit(exec, {}, {}, signal));
 }

@@ -17,7 +17,7 @@
  * thread nest properly (contained or disjoint). Memory: the trace events (about one per attempt,
  * tool call, error, sentinel output and cost change), not the journal.
  */
-import { layoutOf, type JournalRecord } from "@hankweave-journal/core";
+import { type JournalRecord, resolveExec, type ExecRef } from "@hankweave-journal/core";
 import { openReader } from "@hankweave-journal/diet";
 import { AuditFold } from "./audit-fold.js";
 import type { CodonAttempt } from "./audit-types.js";
@@ -94,7 +94,7 @@ export interface TraceResult {
  * Read `exec` and build its trace. Read-only.
  * @example const { trace } = await exportTrace("/runs/x"); JSON.stringify(trace)
  */
-export async function exportTrace(exec: string, signal?: AbortSignal): Promise<TraceResult> {
+export async function exportTrace(exec: ExecRef, signal?: AbortSignal): Promise<TraceResult> {
   const loose: Loose[] = [];
   const counters: { run: string; t: number; cost: number; tokens: number | null; line: number }[] = [];
   const pending = new Map<string, Pending[]>();
@@ -116,7 +116,7 @@ export async function exportTrace(exec: string, signal?: AbortSignal): Promise<T
       rows.push({ run: r.run, cost: r.runCost, line: r.line, t });
     },
   });
-  const reader = await openReader(exec);
+  const reader = await openReader(resolveExec(exec).exec);
   try {
     let n = 0;
     // Only the types the trace draws are parsed (the reader sniffs the type from the raw bytes): a
@@ -250,7 +250,7 @@ export async function exportTrace(exec: string, signal?: AbortSignal): Promise<T
   return {
     trace: {
       traceEvents: events, displayTimeUnit: "ms",
-      otherData: { exec, journal: layoutOf(exec).journal, startTime: t0 !== null ? new Date(t0).toISOString() : null, generator: "hankweave-journal export --format trace" },
+      otherData: { exec, journal: resolveExec(exec).journal, startTime: t0 !== null ? new Date(t0).toISOString() : null, generator: "hankweave-journal export --format trace" },
     },
     events: events.length, runs: runs.length, attempts,
   };

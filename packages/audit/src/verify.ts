@@ -6,7 +6,7 @@
  * the fold of the journal against state.json). Read-only.
  */
 import { existsSync } from "node:fs";
-import { isJournalError, layoutOf, type Finding } from "@hankweave-journal/core";
+import { isJournalError, type Finding, resolveExec, type ExecRef, type ExecLayout } from "@hankweave-journal/core";
 import { listBlobs, readBlob } from "@hankweave-journal/cas";
 import { openReader, readManifest, verifyDiet } from "@hankweave-journal/diet";
 import { readSidecarStatus } from "@hankweave-journal/journal";
@@ -50,8 +50,8 @@ function fromError(e: unknown, fallbackCode: string): Finding {
  * @example const r = await verifyExecution("/runs/x", { deep: true }); r.ok
  */
 /** Complete lines that `JSON.parse` accepts (the reference runtime's totalEvents), through the transparent reader. */
-async function runtimeEventCount(exec: string): Promise<number> {
-  const reader = await openReader(exec);
+async function runtimeEventCount(layout: ExecLayout): Promise<number> {
+  const reader = await openReader(layout.exec);
   let n = 0;
   try {
     for await (const l of reader.lines()) {
@@ -69,9 +69,9 @@ async function runtimeEventCount(exec: string): Promise<number> {
   return n;
 }
 
-export async function verifyExecution(exec: string, opts: { deep?: boolean } = {}): Promise<VerifyReport> {
+export async function verifyExecution(exec: ExecRef, opts: { deep?: boolean } = {}): Promise<VerifyReport> {
   const deep = opts.deep === true;
-  const layout = layoutOf(exec);
+  const layout = resolveExec(exec);
   const findings: Finding[] = [];
   const checks: VerifyCheck[] = [];
   const run = async (name: VerifyCheck["name"], body: () => Promise<string>): Promise<void> => {
@@ -82,7 +82,7 @@ export async function verifyExecution(exec: string, opts: { deep?: boolean } = {
   };
   const skip = (name: VerifyCheck["name"], note: string): void => void checks.push({ name, status: "skipped", note, ms: 0 });
 
-  const reader = await openReader(exec);
+  const reader = await openReader(layout.exec);
   const kind = reader.kind;
   let events = 0;
   let lastId: string | null = null;
@@ -140,7 +140,7 @@ export async function verifyExecution(exec: string, opts: { deep?: boolean } = {
         // totalEvents is what the reference runtime counts (format §5.1: complete lines JSON.parse
         // accepts, `123`/`null`/`{}` included), which our event count excludes: count that way
         // too before calling a manifest wrong (only when the counts differ: one more scan).
-        if (m.totalEvents !== events && m.totalEvents !== (await runtimeEventCount(exec))) {
+        if (m.totalEvents !== events && m.totalEvents !== (await runtimeEventCount(layout))) {
           findings.push(finding("MANIFEST_INVALID", `journal.meta.json says ${m.totalEvents} events, the journal has ${events}`, {
             details: { path: layout.manifest, field: "totalEvents", expected: events, actual: m.totalEvents },
           }));
@@ -207,5 +207,5 @@ export async function verifyExecution(exec: string, opts: { deep?: boolean } = {
 
   const summary = { error: 0, warning: 0, info: 0 };
   for (const f of findings) summary[f.severity] += 1;
-  return { exec, kind, deep, events, checks, findings, summary, ok: summary.error === 0 && summary.warning === 0 };
+  return { exec: layout.exec, kind, deep, events, checks, findings, summary, ok: summary.error === 0 && summary.warning === 0 };
 }

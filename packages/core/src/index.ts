@@ -2,11 +2,11 @@ export { JournalError, isJournalError, ERROR_CODES } from "./errors.js";
 export type { ErrorCode, ErrorDetails } from "./errors.js";
 export { nativeModule } from "./native-module.js";
 export {
-  layoutOf, joinPath, isSha256Hex,
+  layoutOf, resolveExec, joinPath, isSha256Hex,
   HANKWEAVE_DIR, EVENTS_DIR, JOURNAL_FILE, SIDECAR_FILE, DIETED_JOURNAL_FILE, MANIFEST_FILE, CAS_DIR,
   STATE_FILE, LOCK_FILE, LOCK_TMP_PREFIX, EXECUTION_META_FILE, INDEX_FILE, TORN_PREFIX,
 } from "./layout.js";
-export type { ExecLayout } from "./layout.js";
+export type { ExecLayout, ExecRef } from "./layout.js";
 export {
   categoryOf, isJournaledType, ALL_EVENT_TYPES, SERVER_STATE_TYPES, AGENTIC_BACKBONE_TYPES, SENTINEL_TYPES,
   CONNECTION_STATE_TYPES, PLAN_UPDATED_TYPE,

@@ -82,6 +82,21 @@ export interface ExecLayout {
   casBlobTmp(sha: string, unique: string): string;
 }
 
+/**
+ * What a library entry point accepts as the execution: its directory path, or the layout the
+ * caller already has (the CLI resolves `<exec>` once and passes its layout down).
+ */
+export type ExecRef = ExecLayout | string;
+
+/**
+ * The calling convention below the CLI: library entry points take an `ExecRef` and resolve it
+ * here, once; internals take the `ExecLayout` only. A layout is returned as it is.
+ * @example const layout = resolveExec(exec); layout.journal
+ */
+export function resolveExec(exec: ExecRef): ExecLayout {
+  return typeof exec === "string" ? layoutOf(exec) : exec;
+}
+
 /** The layout of the execution directory `exec`. */
 export function layoutOf(exec: string): ExecLayout {
   const root = stripTrailingSlash(exec);

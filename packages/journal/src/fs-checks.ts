@@ -6,7 +6,7 @@
 import { closeSync, constants as FS, fstatSync, openSync, statSync, type Stats } from "node:fs";
 import * as fsp from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
-import { JournalError, layoutOf } from "@hankweave-journal/core";
+import { JournalError, resolveExec, type ExecRef } from "@hankweave-journal/core";
 import { ioError, notRegular } from "./durable-file.js";
 
 /** What an execution directory holds, journal-wise. */
@@ -42,8 +42,8 @@ export function statOrUndefinedSync(path: string): Stats | undefined {
  * more than the stat itself on a loaded machine (this is on the path of every open, one-line reads
  * included).
  */
-export function journalPresenceSync(exec: string): JournalPresence {
-  const l = layoutOf(exec);
+export function journalPresenceSync(exec: ExecRef): JournalPresence {
+  const l = resolveExec(exec);
   if (statOrUndefinedSync(l.journal)) return { kind: "plain" };
   const zst = statOrUndefinedSync(l.dietedJournal);
   const manifest = statOrUndefinedSync(l.manifest);
@@ -54,7 +54,7 @@ export function journalPresenceSync(exec: string): JournalPresence {
 }
 
 /** Which journal files `exec` holds, for async callers (the same synchronous checks). */
-export async function journalPresence(exec: string): Promise<JournalPresence> {
+export async function journalPresence(exec: ExecRef): Promise<JournalPresence> {
   return journalPresenceSync(exec);
 }
 
@@ -110,8 +110,8 @@ export function openRegularSync(path: string): number {
 }
 
 /** Throw the error a reader or writer gives when `exec` has no events.jsonl. */
-export function missingJournalError(exec: string, presence: JournalPresence, forWriting: boolean): JournalError {
-  const l = layoutOf(exec);
+export function missingJournalError(exec: ExecRef, presence: JournalPresence, forWriting: boolean): JournalError {
+  const l = resolveExec(exec);
   if (presence.kind === "half") {
     return new JournalError("HALF_PAIR", `${l.eventsDir} has no events.jsonl and only ${presence.present === "zst" ? "events.jsonl.zst" : "journal.meta.json"} of the dieted pair`, { path: l.eventsDir });
   }

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import * as fsp from "node:fs/promises";
-import { JournalError, LOCK_TMP_PREFIX, joinPath, layoutOf } from "@hankweave-journal/core";
+import { JournalError, LOCK_TMP_PREFIX, joinPath, resolveExec, type ExecRef, type ExecLayout } from "@hankweave-journal/core";
 import { fsyncDir, ioError, removeQuietly, writeFileDurable } from "./durable-file.js";
 import { statOrUndefined } from "./fs-checks.js";
 
@@ -85,8 +85,8 @@ export function judgeLock(info: LockInfo, nowMs: number): { state: "live" | "sta
  * Read and judge `exec`'s runtime.lock. Never modifies anything.
  * @example (await inspectLock("/runs/x")).state // "absent" | "live" | "stale" | "invalid"
  */
-export async function inspectLock(exec: string, now: () => number = Date.now): Promise<LockInspection> {
-  const path = layoutOf(exec).lock;
+export async function inspectLock(exec: ExecRef, now: () => number = Date.now): Promise<LockInspection> {
+  const path = resolveExec(exec).lock;
   const st = await statOrUndefined(path);
   if (!st) return { state: "absent", info: null, reason: "no runtime.lock" };
   if (!st.isFile()) return { state: "invalid", info: null, reason: "runtime.lock is not a regular file" };
@@ -128,8 +128,7 @@ function serializeLock(info: LockInfo): string {
   return JSON.stringify(o);
 }
 
-async function writeLockAtomically(exec: string, info: LockInfo): Promise<void> {
-  const l = layoutOf(exec);
+async function writeLockAtomically(l: ExecLayout, info: LockInfo): Promise<void> {
   // A tmp name unique to this lockId so two claimants never write the same temp file.
   // fsync before rename (always, whatever the journal's policy): a crash must never leave an empty
   // lock (offline tools would refuse it forever).
@@ -145,8 +144,8 @@ async function writeLockAtomically(exec: string, info: LockInfo): Promise<void> 
  *
  * @returns the names removed.
  */
-export async function sweepStaleLockTemps(exec: string, ownLockId: string): Promise<string[]> {
-  const l = layoutOf(exec);
+export async function sweepStaleLockTemps(exec: ExecRef, ownLockId: string): Promise<string[]> {
+  const l = resolveExec(exec);
   const own = l.lockTmpFor(ownLockId);
   const removed: string[] = [];
   let names: string[];
@@ -172,28 +171,28 @@ export async function sweepStaleLockTemps(exec: string, ownLockId: string): Prom
   return removed;
 }
 
-function heldError(exec: string, insp: LockInspection): JournalError {
+function heldError(l: ExecLayout, insp: LockInspection): JournalError {
   if (insp.state === "invalid") {
-    return new JournalError("LOCK_INVALID", `runtime.lock cannot be judged: ${insp.reason}`, { path: layoutOf(exec).lock }, {
+    return new JournalError("LOCK_INVALID", `runtime.lock cannot be judged: ${insp.reason}`, { path: l.lock }, {
       hint: "inspect the file; remove it only if no runtime uses this directory",
     });
   }
-  return new JournalError("LOCK_HELD", `runtime.lock is ${insp.reason}`, { path: layoutOf(exec).lock, actual: insp.info }, {
+  return new JournalError("LOCK_HELD", `runtime.lock is ${insp.reason}`, { path: l.lock, actual: insp.info }, {
     hint: "stop the runtime using this directory (or wait 120 s after it died), then retry",
   });
 }
 
-function makeHandle(exec: string, info: LockInfo, now: () => number): LockHandle {
+function makeHandle(l: ExecLayout, info: LockInfo, now: () => number): LockHandle {
   const lockId = info.lockId as string;
   let released = false;
   const stillOurs = async (): Promise<boolean> => {
-    const insp = await inspectLock(exec, now).catch(() => null);
+    const insp = await inspectLock(l, now).catch(() => null);
     return insp?.info?.lockId === lockId;
   };
   const heartbeat = async (): Promise<boolean> => {
     if (released || !(await stillOurs())) return false;
     info.lastHeartbeat = new Date(now()).toISOString();
-    await writeLockAtomically(exec, info);
+    await writeLockAtomically(l, info);
     return true;
   };
   const timer = setInterval(() => {
@@ -209,7 +208,7 @@ function makeHandle(exec: string, info: LockInfo, now: () => number): LockHandle
       if (released) return;
       released = true;
       clearInterval(timer);
-      if (await stillOurs()) await fsp.rm(layoutOf(exec).lock, { force: true });
+      if (await stillOurs()) await fsp.rm(l.lock, { force: true });
     },
   };
 }
@@ -228,25 +227,26 @@ function freshInfo(opts: AcquireOptions, now: () => number): LockInfo {
  *
  * @example const lock = await acquireLock("/runs/x", { runId }); try { … } finally { await lock.release(); }
  */
-export async function acquireLock(exec: string, opts: AcquireOptions = {}): Promise<LockHandle> {
+export async function acquireLock(exec: ExecRef, opts: AcquireOptions = {}): Promise<LockHandle> {
+  const l = resolveExec(exec);
   const now = opts.now ?? Date.now;
-  const insp = await inspectLock(exec, now);
-  if (insp.state === "live" || insp.state === "invalid") throw heldError(exec, insp);
+  const insp = await inspectLock(l, now);
+  if (insp.state === "live" || insp.state === "invalid") throw heldError(l, insp);
   const info = freshInfo(opts, now);
-  await writeLockAtomically(exec, info);
-  const after = await inspectLock(exec, now);
-  if (after.info?.lockId !== info.lockId) throw heldError(exec, after);
-  await sweepStaleLockTemps(exec, info.lockId as string);
-  return makeHandle(exec, info, now);
+  await writeLockAtomically(l, info);
+  const after = await inspectLock(l, now);
+  if (after.info?.lockId !== info.lockId) throw heldError(l, after);
+  await sweepStaleLockTemps(l, info.lockId as string);
+  return makeHandle(l, info, now);
 }
 
 /**
  * Claim the lock for an offline tool that modifies a journal (diet, repair): create-if-absent
  * (O_EXCL), replace only a provably stale lock, refuse anything else (LOCK_HELD / LOCK_INVALID).
  */
-export async function claimLockForOfflineTool(exec: string, opts: AcquireOptions = {}): Promise<LockHandle> {
+export async function claimLockForOfflineTool(exec: ExecRef, opts: AcquireOptions = {}): Promise<LockHandle> {
   const now = opts.now ?? Date.now;
-  const l = layoutOf(exec);
+  const l = resolveExec(exec);
   const info = freshInfo(opts, now);
   try {
     const fh = await fsp.open(l.lock, "wx");
@@ -261,16 +261,16 @@ export async function claimLockForOfflineTool(exec: string, opts: AcquireOptions
       await fh.close();
     }
     await fsyncDir(l.hankweave);
-    await sweepStaleLockTemps(exec, info.lockId as string);
-    return makeHandle(exec, info, now);
+    await sweepStaleLockTemps(l, info.lockId as string);
+    return makeHandle(l, info, now);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw ioError(e, l.lock);
   }
-  const insp = await inspectLock(exec, now);
-  if (insp.state !== "stale" && insp.state !== "absent") throw heldError(exec, insp);
-  await writeLockAtomically(exec, info);
-  const after = await inspectLock(exec, now);
-  if (after.info?.lockId !== info.lockId) throw heldError(exec, after);
-  await sweepStaleLockTemps(exec, info.lockId as string);
-  return makeHandle(exec, info, now);
+  const insp = await inspectLock(l, now);
+  if (insp.state !== "stale" && insp.state !== "absent") throw heldError(l, insp);
+  await writeLockAtomically(l, info);
+  const after = await inspectLock(l, now);
+  if (after.info?.lockId !== info.lockId) throw heldError(l, after);
+  await sweepStaleLockTemps(l, info.lockId as string);
+  return makeHandle(l, info, now);
 }

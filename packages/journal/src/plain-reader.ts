@@ -4,11 +4,7 @@
  * line → offset anchors learned while scanning; no sidecar is trusted for positions.
  */
 import type { FileHandle } from "node:fs/promises";
-import {
-  JournalError, layoutOf,
-  type ChunkOptions, type Finding, type JournalInfo, type JournalReader, type JournalRecord, type LineChunk, type LineRange,
-  type PageResult, type RawLine, type ScanOptions,
-} from "@hankweave-journal/core";
+import { JournalError, layoutOf, type ChunkOptions, type Finding, type JournalInfo, type JournalReader, type JournalRecord, type LineChunk, type LineRange, type PageResult, type RawLine, type ScanOptions, resolveExec, type ExecRef, type ExecLayout } from "@hankweave-journal/core";
 import { journalPresence, missingJournalError, openRegularForRead } from "./fs-checks.js";
 import { isBlankLine, parseEventLine, typeSnifferAt } from "./line-parse.js";
 import {
@@ -176,7 +172,11 @@ class PlainReader implements JournalReader {
   private anchors = new Map<number, number>([[0, 0]]);
   private maxAnchorOffset = 0;
 
-  constructor(readonly exec: string, private readonly fh: FileHandle) {}
+  readonly exec: string;
+
+  constructor(private readonly layout: ExecLayout, private readonly fh: FileHandle) {
+    this.exec = layout.exec;
+  }
 
   private async size(): Promise<number> {
     return (await this.fh.stat()).size;
@@ -339,8 +339,8 @@ class PlainReader implements JournalReader {
       const parsed = parseEventLine(raw.bytes, raw.line, raw.offset);
       return parsed.ok ? { line: raw.line, offset: raw.offset, bytes: raw.bytes as Buffer, event: parsed.event } : null;
     }
-    throw new JournalError("LINE_OUT_OF_RANGE", `line ${line} is past the end of ${layoutOf(this.exec).journal}`, {
-      path: layoutOf(this.exec).journal,
+    throw new JournalError("LINE_OUT_OF_RANGE", `line ${line} is past the end of ${this.layout.journal}`, {
+      path: this.layout.journal,
       line,
     });
   }
@@ -406,7 +406,7 @@ class PlainReader implements JournalReader {
       let got = 0;
       while (got < buf.length) {
         const { bytesRead } = await this.fh.read(buf, got, buf.length - got, start + got);
-        if (bytesRead === 0) throw new JournalError("JOURNAL_CHANGED", "the journal shrank during a tail read", { path: layoutOf(this.exec).journal });
+        if (bytesRead === 0) throw new JournalError("JOURNAL_CHANGED", "the journal shrank during a tail read", { path: this.layout.journal });
         got += bytesRead;
       }
       let right = buf.length;
@@ -437,7 +437,7 @@ class PlainReader implements JournalReader {
 
   async info(): Promise<JournalInfo> {
     const bytes = await this.size();
-    const sidecar = await readSidecarStatus(this.exec, bytes);
+    const sidecar = await readSidecarStatus(this.layout, bytes);
     const eventSchemaVersion = sidecar.status === "ok" || sidecar.status === "stale" ? sidecar.sidecar.eventSchemaVersion : null;
     return { kind: "plain", bytes, storedBytes: bytes, lines: null, eventSchemaVersion };
   }
@@ -459,9 +459,10 @@ class PlainReader implements JournalReader {
  *   for await (const rec of r.events({ types: ["state.transition"] })) handle(rec.event);
  *   await r.close();
  */
-export async function openPlainReader(exec: string): Promise<JournalReader> {
-  const presence = await journalPresence(exec);
-  if (presence.kind !== "plain") throw missingJournalError(exec, presence, false);
-  const fh = await openRegularForRead(layoutOf(exec).journal);
-  return new PlainReader(exec, fh);
+export async function openPlainReader(exec: ExecRef): Promise<JournalReader> {
+  const l = resolveExec(exec);
+  const presence = await journalPresence(l);
+  if (presence.kind !== "plain") throw missingJournalError(l, presence, false);
+  const fh = await openRegularForRead(l.journal);
+  return new PlainReader(l, fh);
 }

@@ -8,7 +8,7 @@
 import { constants as FS } from "node:fs";
 import * as fsp from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
-import { JournalError, layoutOf, type Finding } from "@hankweave-journal/core";
+import { JournalError, layoutOf, type Finding, resolveExec, type ExecRef, type ExecLayout } from "@hankweave-journal/core";
 import { assertRegularFile, assertTempUsable, fsyncDir, ioError, lstatOrUndefined, openNoFollow } from "./durable-file.js";
 import { journalPresence, missingJournalError, openRegularForRead } from "./fs-checks.js";
 import { isBlankLine, parseEventLine } from "./line-parse.js";
@@ -96,19 +96,19 @@ async function byteAt(fh: FileHandle, offset: number): Promise<number | undefine
  *
  * @example const plan = await planRepair("/runs/x"); if (plan.actions.length) await applyRepair(plan);
  */
-export async function planRepair(exec: string, opts: PlanRepairOptions = {}): Promise<RepairPlan> {
-  const l = layoutOf(exec);
-  const presence = await journalPresence(exec);
-  if (presence.kind !== "plain") throw missingJournalError(exec, presence, true);
+export async function planRepair(exec: ExecRef, opts: PlanRepairOptions = {}): Promise<RepairPlan> {
+  const l = resolveExec(exec);
+  const presence = await journalPresence(l);
+  if (presence.kind !== "plain") throw missingJournalError(l, presence, true);
   const fh = await openRegularForRead(l.journal);
   try {
     const nl = await countNewlines(fh, 0);
     const fileBytes = nl.end;
     const truncateTo = nl.lastLineEnd;
     const tornTail = truncateTo < fileBytes
-      ? { offset: truncateTo, length: fileBytes - truncateTo, quarantinePath: await chooseQuarantinePath(exec, await readRange(fh, truncateTo, fileBytes - truncateTo), truncateTo) }
+      ? { offset: truncateTo, length: fileBytes - truncateTo, quarantinePath: await chooseQuarantinePath(l, await readRange(fh, truncateTo, fileBytes - truncateTo), truncateTo) }
       : null;
-    const sidecarBefore = await readSidecarStatus(exec, truncateTo);
+    const sidecarBefore = await readSidecarStatus(l, truncateTo);
     let counted: RepairPlan["counted"] = "rescan";
     let scan: ScanCounts;
     const sc = sidecarBefore.status === "ok" || sidecarBefore.status === "stale" ? sidecarBefore.sidecar : undefined;
@@ -191,8 +191,7 @@ async function quarantineFits(path: string, fragment: Buffer): Promise<boolean> 
 }
 
 /** The quarantine path for a fragment torn at `offset`: `torn-<offset>`, or `torn-<offset>.<n>` when an earlier, different fragment holds that name. */
-async function chooseQuarantinePath(exec: string, fragment: Buffer, offset: number): Promise<string> {
-  const l = layoutOf(exec);
+async function chooseQuarantinePath(l: ExecLayout, fragment: Buffer, offset: number): Promise<string> {
   for (let attempt = 0; attempt < MAX_QUARANTINE_ATTEMPTS; attempt++) {
     const path = l.tornFragment(offset, attempt);
     if (await quarantineFits(path, fragment)) return path;

@@ -4,7 +4,7 @@
  * The journal always wins: the sidecar is trusted only when its byteLength equals the file size.
  */
 import * as fsp from "node:fs/promises";
-import { layoutOf } from "@hankweave-journal/core";
+import { resolveExec, type ExecRef } from "@hankweave-journal/core";
 import { ioError, writeFileDurable, type Durability } from "./durable-file.js";
 import { statOrUndefined } from "./fs-checks.js";
 
@@ -75,8 +75,8 @@ export function parseSidecar(text: string): Sidecar | string {
 }
 
 /** Read the sidecar of `exec` and classify it against a journal of `fileBytes` bytes. Never throws on content. */
-export async function readSidecarStatus(exec: string, fileBytes: number): Promise<SidecarStatus> {
-  const path = layoutOf(exec).sidecar;
+export async function readSidecarStatus(exec: ExecRef, fileBytes: number): Promise<SidecarStatus> {
+  const path = resolveExec(exec).sidecar;
   const st = await statOrUndefined(path);
   if (!st) return { status: "absent" };
   if (!st.isFile()) return { status: "invalid", reason: "not a regular file" };
@@ -97,7 +97,7 @@ export async function readSidecarStatus(exec: string, fileBytes: number): Promis
  * Write the sidecar via tmp + rename (`writeFileDurable`: fsync of the temp file and the directory
  * unless `durability` is none). The previous sidecar stays intact until the rename.
  */
-export async function writeSidecar(exec: string, s: Sidecar, opts: { durability?: Durability } = {}): Promise<void> {
-  const l = layoutOf(exec);
+export async function writeSidecar(exec: ExecRef, s: Sidecar, opts: { durability?: Durability } = {}): Promise<void> {
+  const l = resolveExec(exec);
   await writeFileDurable(l.sidecar, serializeSidecar(s), { tmp: l.sidecarTmp, ...opts });
 }

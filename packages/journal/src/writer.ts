@@ -6,7 +6,7 @@
 import { constants as FS, writeSync } from "node:fs";
 import * as fsp from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
-import { JournalError, layoutOf, type JournalEvent } from "@hankweave-journal/core";
+import { JournalError, layoutOf, type JournalEvent, resolveExec, type ExecRef, type ExecLayout } from "@hankweave-journal/core";
 import { buildLine, type NewEvent } from "./envelope.js";
 import { assertRegularFile, ioError, openNoFollow, removeQuietly, resolveDurability, type Durability } from "./durable-file.js";
 import { journalPresence, missingJournalError } from "./fs-checks.js";
@@ -82,7 +82,7 @@ class Writer implements JournalWriter {
   private readonly ids: { now: () => number; random: () => number };
 
   constructor(
-    private readonly exec: string,
+    private readonly layout: ExecLayout,
     private readonly fh: FileHandle,
     readonly durability: Durability,
     readonly openReport: WriterOpenReport,
@@ -105,9 +105,9 @@ class Writer implements JournalWriter {
   }
 
   private refuse(): JournalError | null {
-    if (this.closed) return new JournalError("JOURNAL_CLOSED", "the journal writer is closed", { path: layoutOf(this.exec).journal });
+    if (this.closed) return new JournalError("JOURNAL_CLOSED", "the journal writer is closed", { path: this.layout.journal });
     if (this.failed) {
-      return new JournalError("JOURNAL_WRITER_FAILED", `an earlier write failed: ${this.failed.message}`, { path: layoutOf(this.exec).journal }, {
+      return new JournalError("JOURNAL_WRITER_FAILED", `an earlier write failed: ${this.failed.message}`, { path: this.layout.journal }, {
         cause: this.failed, hint: "close this writer and open a new one (open repairs a torn tail)",
       });
     }
@@ -174,7 +174,7 @@ class Writer implements JournalWriter {
       try {
         await this.writeBatch(batch);
       } catch (e) {
-        this.failed = ioError(e, layoutOf(this.exec).journal);
+        this.failed = ioError(e, this.layout.journal);
         for (const p of batch) p.reject(this.failed);
       }
     }
@@ -216,7 +216,7 @@ class Writer implements JournalWriter {
   private async writeSidecarNow(): Promise<void> {
     this.sinceSidecar = 0;
     // Advisory: a failed sidecar write is harmless (the next open recounts), so it is not an append failure.
-    await writeSidecar(this.exec, {
+    await writeSidecar(this.layout, {
       schemaVersion: SIDECAR_SCHEMA_VERSION,
       eventSchemaVersion: this.eventSchemaVersion,
       totalEvents: this.events,
@@ -250,13 +250,13 @@ class Writer implements JournalWriter {
  *   const { line } = await w.append({ type: "info", data: { message: "hi" } });
  *   await w.close();
  */
-export async function openJournalWriter(exec: string, opts: WriterOptions = {}): Promise<JournalWriter> {
+export async function openJournalWriter(exec: ExecRef, opts: WriterOptions = {}): Promise<JournalWriter> {
   const durability = resolveDurability(opts.durability);
-  const l = layoutOf(exec);
-  const presence = await journalPresence(exec);
+  const l = resolveExec(exec);
+  const presence = await journalPresence(l);
   let created = false;
   if (presence.kind !== "plain") {
-    if (presence.kind !== "none" || !presence.execExists) throw missingJournalError(exec, presence, true);
+    if (presence.kind !== "none" || !presence.execExists) throw missingJournalError(l, presence, true);
     try {
       await fsp.mkdir(l.eventsDir, { recursive: true });
       const fh = await fsp.open(l.journal, "wx");
@@ -267,10 +267,10 @@ export async function openJournalWriter(exec: string, opts: WriterOptions = {}):
     }
   }
   // lstat: a journal that is a symbolic link is refused (SYMLINK_REFUSED), never appended through.
-  if ((await assertRegularFile(l.journal)) === undefined) throw missingJournalError(exec, await journalPresence(exec), true);
+  if ((await assertRegularFile(l.journal)) === undefined) throw missingJournalError(l, await journalPresence(l), true);
   // Sweep a sidecar temp left by a crash between its write and its rename (it is never trusted).
   await removeQuietly(l.sidecarTmp);
-  const plan = await planRepair(exec, { trustSidecar: true });
+  const plan = await planRepair(l, { trustSidecar: true });
   const repair = plan.actions.length > 0 ? await applyRepair(plan) : null;
   const fh = await openNoFollow(l.journal, FS.O_WRONLY | FS.O_APPEND);
   const st = await fh.stat();
@@ -281,5 +281,5 @@ export async function openJournalWriter(exec: string, opts: WriterOptions = {}):
     });
   }
   const esv = plan.sidecarAfter?.eventSchemaVersion ?? (plan.sidecarBefore.status === "ok" ? plan.sidecarBefore.sidecar.eventSchemaVersion : EVENT_SCHEMA_VERSION);
-  return new Writer(exec, fh, durability, { plan, repair, created }, plan.counts.lines, plan.truncateTo, plan.counts.events, plan.counts.lastEventId, esv, opts);
+  return new Writer(l, fh, durability, { plan, repair, created }, plan.counts.lines, plan.truncateTo, plan.counts.events, plan.counts.lastEventId, esv, opts);
 }

@@ -2,7 +2,7 @@
  * What the state engine checks when it opens an execution: does the saved state.json agree with
  * the fold, and which `running` runs belong to a dead server (format §4.1, seeds/000 crash recovery).
  */
-import { JournalError, type Finding, type HankweaveState, type StateTransition } from "@hankweave-journal/core";
+import { JournalError, type Finding, type HankweaveState, type StateTransition, type ExecRef, resolveExec } from "@hankweave-journal/core";
 import type { WriterOpenReport } from "@hankweave-journal/journal";
 import { diffStates } from "./diff-state.js";
 import { sameExecution, type FieldSource } from "./foreign-clock.js";
@@ -42,14 +42,14 @@ export function savedStateIsOnlyCopy(fold: FoldResult, saved: SavedStates): bool
 }
 
 /** The error for replacing a state.json that is the only copy of its runs (nothing is written). */
-export function onlyCopyError(exec: string): JournalError {
-  return new JournalError("STATE_MISMATCH", "state.json has runs but the journal has no state transitions: refusing to replace it", { path: exec }, {
+export function onlyCopyError(exec: ExecRef): JournalError {
+  return new JournalError("STATE_MISMATCH", "state.json has runs but the journal has no state transitions: refusing to replace it", { path: resolveExec(exec).exec }, {
     hint: "this directory's state is not journaled; move state.json (and .bak) away to start a journaled execution here",
   });
 }
 
 /** Compare the saved states with the fold (pure; `rewrite` says whether state.json differs from the fold). */
-export function checkSavedState(exec: string, fold: FoldResult, saved: SavedStates):
+export function checkSavedState(exec: ExecRef, fold: FoldResult, saved: SavedStates):
   { rewrite: boolean; report: Omit<OpenReport, "journalRepair"> } {
   void exec;
   const expected = serializeState(fold.state);

@@ -7,6 +7,7 @@ import { openReader } from "@hankweave-journal/diet";
 import { FOLD_TYPES, NATIVE_FOLD_TYPES, StateFolder, type FoldResult } from "./state-folder.js";
 import { foldLines } from "./fold-lines.js";
 import { readSavedStates, savedStateOf, type SavedStates } from "./state-file.js";
+import { type ExecRef, resolveExec } from "@hankweave-journal/core";
 
 export interface FoldOptions {
   /** Last line to fold (inclusive). Default: to the end. */
@@ -79,11 +80,12 @@ export interface ExecutionFold extends FoldOutcome {
  * for carrying (unless `carry: false`), and fold. The reader is closed before returning.
  */
 export async function foldExecution(
-  exec: string,
+  exec: ExecRef,
   opts: Omit<FoldOptions, "saved" | "folder"> & { carry?: boolean } = {},
 ): Promise<ExecutionFold> {
-  const savedStates = await readSavedStates(exec);
-  const reader = await openReader(exec);
+  const l = resolveExec(exec);
+  const savedStates = await readSavedStates(l);
+  const reader = await openReader(l.exec);
   try {
     const { carry, ...rest } = opts;
     const out = await foldJournal(reader, { ...rest, saved: carry === false ? null : savedStateOf(savedStates) });

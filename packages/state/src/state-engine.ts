@@ -11,10 +11,7 @@
  * the reference runtime does, and returned as `finding`.
  */
 import { promises as fsp } from "node:fs";
-import {
-  evolveReport, JournalError, layoutOf, nextResultingState, PLAN_UPDATED_TYPE,
-  type ErrorCode, type Finding, type HankweaveState, type JournalEvent, type ResultingState, type StateTransition,
-} from "@hankweave-journal/core";
+import { evolveReport, JournalError, nextResultingState, PLAN_UPDATED_TYPE, type ErrorCode, type Finding, type HankweaveState, type JournalEvent, type ResultingState, type StateTransition, resolveExec, type ExecRef, type ExecLayout } from "@hankweave-journal/core";
 import {
   acquireLock, makeEventId, openJournalWriter, resolveDurability,
   type AppendedEvent, type Durability, type JournalWriter, type LockHandle, type NewEvent,
@@ -218,12 +215,12 @@ function repaired(w: JournalWriter): boolean {
   return r !== null && (r.quarantined !== null || r.truncated);
 }
 
-async function ensureExecDirs(exec: string): Promise<void> {
-  const st = await fsp.stat(exec).catch(() => null);
+async function ensureExecDirs(l: ExecLayout): Promise<void> {
+  const st = await fsp.stat(l.exec).catch(() => null);
   if (!st?.isDirectory()) {
-    throw new JournalError("EXEC_NOT_FOUND", `${exec} is not an execution directory`, { path: exec }, { hint: "create the directory first" });
+    throw new JournalError("EXEC_NOT_FOUND", `${l.exec} is not an execution directory`, { path: l.exec }, { hint: "create the directory first" });
   }
-  await fsp.mkdir(layoutOf(exec).eventsDir, { recursive: true });
+  await fsp.mkdir(l.eventsDir, { recursive: true });
 }
 
 /**
@@ -232,24 +229,25 @@ async function ensureExecDirs(exec: string): Promise<void> {
  * disagrees with the fold (reported in `openReport`), then journal RunCrashed for dead servers.
  * @example const e = await openStateEngine(dir, { durability: "batch" }); await e.transition(t); await e.close();
  */
-export async function openStateEngine(exec: string, opts: StateEngineOptions = {}): Promise<StateEngine> {
+export async function openStateEngine(exec: ExecRef, opts: StateEngineOptions = {}): Promise<StateEngine> {
+  const l = resolveExec(exec);
   const o = { ...opts, saveState: opts.saveState ?? "each", durability: resolveDurability(opts.durability) };
   let lock: LockHandle | null = null;
   let writer: JournalWriter | null = null;
-  await ensureExecDirs(exec);
+  await ensureExecDirs(l);
   try {
     if (o.lock !== false) {
       const lockOpts: { now?: () => number } = {};
       if (o.now) lockOpts.now = o.now;
-      lock = await acquireLock(exec, lockOpts);
+      lock = await acquireLock(l, lockOpts);
     }
     const wopts: { durability: Durability; now?: () => number; random?: () => number } = { durability: o.durability };
     if (o.now) wopts.now = o.now;
     if (o.random) wopts.random = o.random;
-    writer = await openJournalWriter(exec, wopts);
-    const savedStates = await readSavedStates(exec);
+    writer = await openJournalWriter(l, wopts);
+    const savedStates = await readSavedStates(l);
     const carryFrom = savedStateOf(savedStates);
-    const reader = await openReader(exec);
+    const reader = await openReader(l.exec);
     let folder: StateFolder;
     try {
       folder = (await foldJournal(reader, { saved: carryFrom })).folder;
@@ -257,10 +255,10 @@ export async function openStateEngine(exec: string, opts: StateEngineOptions = {
       await reader.close();
     }
     const fold = folder.result(carryFrom);
-    if (savedStateIsOnlyCopy(fold, savedStates)) throw onlyCopyError(exec);
-    const check = checkSavedState(exec, fold, savedStates);
+    if (savedStateIsOnlyCopy(fold, savedStates)) throw onlyCopyError(l);
+    const check = checkSavedState(l, fold, savedStates);
     const report: OpenReport = { ...check.report, journalRepair: repaired(writer) ? writer.openReport : null };
-    const engine = new Engine(exec, writer, folder, fold.origin === "foreign" ? carryFrom : null, lock, o, report);
+    const engine = new Engine(l.exec, writer, folder, fold.origin === "foreign" ? carryFrom : null, lock, o, report);
     if (check.rewrite) {
       await engine.save();
       report.rewritten = true;

@@ -6,7 +6,7 @@
  * new complete file. `durability: "none"` skips the fsyncs (tests, bulk generation), never the rename.
  */
 import { promises as fsp } from "node:fs";
-import { JournalError, layoutOf, type HankweaveState } from "@hankweave-journal/core";
+import { JournalError, type HankweaveState, resolveExec, type ExecRef } from "@hankweave-journal/core";
 import { copyFileNoFollow, ioError, writeFileDurable, type Durability } from "@hankweave-journal/journal";
 
 /** `state.json` bytes: `JSON.stringify(state, null, 2)`, no trailing newline (the runtime's format). */
@@ -67,8 +67,8 @@ export interface SavedStates {
 }
 
 /** Read both saved state files of `exec`. */
-export async function readSavedStates(exec: string): Promise<SavedStates> {
-  const l = layoutOf(exec);
+export async function readSavedStates(exec: ExecRef): Promise<SavedStates> {
+  const l = resolveExec(exec);
   const [main, bak] = await Promise.all([readStateFile(l.state), readStateFile(l.stateBak)]);
   return { main, bak };
 }
@@ -91,8 +91,8 @@ export interface SaveOptions {
  * link: a link at `state.json.bak` is refused (SYMLINK_REFUSED), one at `state.json.tmp` is
  * unlinked and the temp created exclusively, one at `state.json` is replaced by the rename.
  */
-export async function writeStateText(exec: string, text: string, opts: SaveOptions = {}): Promise<void> {
-  const l = layoutOf(exec);
+export async function writeStateText(exec: ExecRef, text: string, opts: SaveOptions = {}): Promise<void> {
+  const l = resolveExec(exec);
   try {
     await fsp.mkdir(l.hankweave, { recursive: true });
   } catch (e) {
@@ -103,6 +103,6 @@ export async function writeStateText(exec: string, text: string, opts: SaveOptio
 }
 
 /** `writeStateText(exec, serializeState(state), opts)`. */
-export async function saveState(exec: string, state: HankweaveState, opts: SaveOptions = {}): Promise<void> {
+export async function saveState(exec: ExecRef, state: HankweaveState, opts: SaveOptions = {}): Promise<void> {
   await writeStateText(exec, serializeState(state), opts);
 }
