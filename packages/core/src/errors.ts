@@ -122,6 +122,7 @@ export const ERROR_CODES = {
   EXT_INDEX_INVALID: "an extended diet's block or body index lies: offsets, sizes or line counts that do not fit the container",
   EXT_BODY_SIZE: "an extended diet's pack frame decodes to more (or fewer) bytes than its index declares",
   EXT_CORRUPT: "an extended diet's block or pack does not decode to what its index and checksums say",
+  EXT_SNAPSHOT_INVALID: "an extended diet's cursor snapshot (where a block's streams stand every 128 lines) does not match its streams",
   // --- audit / index / query
   QUERY_INVALID: "the SQL is not valid or is not read-only",
   DUPLICATE_ID: "audit finding: an event id already used by an earlier line (ids are not unique by contract; order is file position)",

@@ -10,7 +10,8 @@
  * verbatim, byte for byte.
  */
 import {
-  BLOCK_MAGIC, FIRST_COLUMN_STREAM, HOLE, PIECE_MIN_CHARS, STREAM, TEXT_MIN_CHARS, extError,
+  BLOCK_MAGIC, FIRST_COLUMN_STREAM, HOLE, PIECE_MIN_CHARS, SNAPSHOT_LINES, SNAPSHOT_STREAMS, STREAM, TEXT_MIN_CHARS,
+  extError, firstColumnStream,
 } from "./format.js";
 import { zstdCompress, zstdDecodeExact } from "./zstd.js";
 
@@ -22,6 +23,14 @@ export interface ColumnBlock {
   /** Escaped contents of the block's text values, in hole order. */
   texts: string[];
   lines: number;
+  /**
+   * Cursor snapshots at lines SNAPSHOT_LINES, 2·SNAPSHOT_LINES, …: per snapshot T, prevRef, then
+   * the byte positions of SNAPSHOT_STREAMS and of every column (prevRef, TEXT and TEXTN are
+   * filled by `sealBlock`, which knows the pieces).
+   */
+  snaps: number[][];
+  /** Text values before each snapshot's line. */
+  snapTexts: number[];
   /** Complete lines that JSON.parse accepts (the manifest's totalEvents counts these). */
   events: number;
   encodedLines: number;
@@ -57,6 +66,7 @@ function keyLit(k: string): string {
 class Encoder {
   readonly streams: string[][] = [[], [], [], [], [], [], [], [], []];
   readonly verbatim: Buffer[] = [];
+  verbatimBytes = 0;
   readonly shapes = new Map<string, number>();
   readonly shapeCols: number[][] = [];
   readonly cols: string[] = [];
@@ -198,6 +208,18 @@ class Encoder {
   }
 }
 
+/** The byte position in a list stream of `values` after the first counts[j] values, for each j (counts non-decreasing). */
+function offsetsAt(values: string[], counts: number[]): number[] {
+  const out: number[] = new Array(counts.length);
+  let bytes = 0;
+  let i = 0;
+  for (let j = 0; j < counts.length; j++) {
+    for (; i < counts[j]; i++) bytes += Buffer.byteLength(values[i]) + 1;
+    out[j] = bytes;
+  }
+  return out;
+}
+
 /** Values joined with a `\n` after each (an empty list is an empty stream). */
 function joined(values: string[]): Buffer {
   return values.length === 0 ? Buffer.alloc(0) : Buffer.from(`${values.join("\n")}\n`, "utf8");
@@ -219,7 +241,21 @@ export function encodeColumns(input: Buffer, level: number): ColumnBlock {
   let pos = 0;
   let events = 0;
   let encoded = 0;
+  const snapT: number[] = [];
+  const snapVerb: number[] = [];
+  const snapIds: number[] = [];
+  const snapTs: number[] = [];
+  const snapCols: number[][] = [];
+  const snapTexts: number[] = [];
   for (let i = 0; i < lines; i++) {
+    if (i > 0 && i % SNAPSHOT_LINES === 0) {
+      snapT.push(e.prevTime);
+      snapVerb.push(e.verbatimBytes);
+      snapIds.push(e.streams[STREAM.ID_MS].length);
+      snapTs.push(e.streams[STREAM.TS].length);
+      snapCols.push(e.colValues.map((v) => v.length));
+      snapTexts.push(e.texts.length);
+    }
     const nl = input.indexOf(0x0a, pos);
     const end = nl < 0 ? input.length : nl;
     const terminated = nl >= 0;
@@ -243,13 +279,21 @@ export function encodeColumns(input: Buffer, level: number): ColumnBlock {
         encoded++;
       }
     }
-    if (shape === 0) e.verbatim.push(input.subarray(pos, end), NL);
+    if (shape === 0) {
+      e.verbatim.push(input.subarray(pos, end), NL);
+      e.verbatimBytes += end - pos + 1;
+    }
     rows[i] = String(shape);
     pos = end + 1;
   }
   const shapes: [string, number[]][] = [];
   let k = 0;
   for (const tpl of e.shapes.keys()) shapes.push([tpl, e.shapeCols[k++]]);
+  const idMsAt = offsetsAt(e.streams[STREAM.ID_MS], snapIds);
+  const idRandAt = offsetsAt(e.streams[STREAM.ID_RAND], snapIds);
+  const tsAt = offsetsAt(e.streams[STREAM.TS], snapTs);
+  const colAt = e.colValues.map((v, c) => offsetsAt(v, snapCols.map((counts) => counts[c] ?? 0)));
+  const snaps: number[][] = snapT.map((t, j) => [t, -1, snapVerb[j], idMsAt[j], idRandAt[j], tsAt[j], 0, 0, ...colAt.map((a) => a[j])]);
   const raw: Buffer[] = new Array(FIRST_COLUMN_STREAM + e.cols.length);
   raw[STREAM.META] = Buffer.from(JSON.stringify({ cols: e.cols, shapes }), "utf8");
   raw[STREAM.ROWS] = joined(rows);
@@ -258,12 +302,15 @@ export function encodeColumns(input: Buffer, level: number): ColumnBlock {
   for (const st of [STREAM.ID_MS, STREAM.ID_RAND, STREAM.TS]) raw[st] = joined(e.streams[st]);
   raw[STREAM.TEXT] = Buffer.alloc(0);
   raw[STREAM.TEXTN] = Buffer.alloc(0);
+  raw[STREAM.SNAP] = Buffer.alloc(0);
   for (let c = 0; c < e.cols.length; c++) raw[FIRST_COLUMN_STREAM + c] = joined(e.colValues[c]);
   return {
     streams: raw.map((r) => (r.length === 0 ? r : zstdCompress(r, level))),
     rawSizes: raw.map((r) => r.length),
     texts: e.texts,
     lines,
+    snaps,
+    snapTexts,
     events,
     encodedLines: encoded,
   };
@@ -282,29 +329,69 @@ export interface PieceStore {
  * TEXT gets one token per piece (`'` + the piece, or the id as a signed delta from the previous
  * reference + 1), TEXTN the number of pieces per value.
  */
-export function textStreams(texts: string[], store: PieceStore): { text: Buffer; textn: Buffer; refs: number } {
+export function textStreams(texts: string[], store: PieceStore, snapTexts: number[] = []): {
+  text: Buffer; textn: Buffer; refs: number; snapText: number[]; snapTextN: number[]; snapPrev: number[];
+} {
   const tokens: string[] = [];
   const counts: string[] = new Array(texts.length);
+  const snapText: number[] = [];
+  const snapTextN: number[] = [];
+  const snapPrev: number[] = [];
   let prev = -1;
   let refs = 0;
-  for (let i = 0; i < texts.length; i++) {
+  let textBytes = 0;
+  let textnBytes = 0;
+  let sj = 0;
+  for (let i = 0; i <= texts.length; i++) {
+    while (sj < snapTexts.length && snapTexts[sj] === i) {
+      snapText.push(textBytes);
+      snapTextN.push(textnBytes);
+      snapPrev.push(prev);
+      sj++;
+    }
+    if (i === texts.length) break;
     const pieces = texts[i].split("\\n");
     counts[i] = String(pieces.length);
+    textnBytes += counts[i].length + 1;
     for (const p of pieces) {
-      if (p.length < PIECE_MIN_CHARS) tokens.push(`'${p}`);
-      else {
+      if (p.length < PIECE_MIN_CHARS) {
+        tokens.push(`'${p}`);
+        textBytes += Buffer.byteLength(p) + 2;
+      } else {
         const id = store.idOf(p);
-        tokens.push(String(id - prev - 1));
+        const tok = String(id - prev - 1);
+        tokens.push(tok);
+        textBytes += tok.length + 1;
         prev = id;
         refs++;
       }
     }
   }
-  return { text: joined(tokens), textn: joined(counts), refs };
+  return { text: joined(tokens), textn: joined(counts), refs, snapText, snapTextN, snapPrev };
+}
+
+/** The SNAP stream: every snapshot's values as deltas from the previous one's (the first from T 0, prevRef −1, positions 0). */
+export function snapStream(snaps: number[][]): Buffer {
+  const out: string[] = [];
+  let prev: number[] = [];
+  for (const s of snaps) {
+    for (let v = 0; v < s.length; v++) out.push(String(s[v] - (prev[v] ?? (v === 1 ? -1 : 0))));
+    prev = s;
+  }
+  return joined(out);
 }
 
 /** The block record: the column pass's streams plus the text streams compressed at `level`. */
-export function sealBlock(c: ColumnBlock, text: Buffer, textn: Buffer, level: number): Buffer {
+export function sealBlock(c: ColumnBlock, t: ReturnType<typeof textStreams>, level: number): Buffer {
+  const { text, textn } = t;
+  for (let j = 0; j < c.snaps.length; j++) {
+    c.snaps[j][1] = t.snapPrev[j];
+    c.snaps[j][6] = t.snapText[j];
+    c.snaps[j][7] = t.snapTextN[j];
+  }
+  const snap = snapStream(c.snaps);
+  c.streams[STREAM.SNAP] = snap.length === 0 ? snap : zstdCompress(snap, level);
+  c.rawSizes[STREAM.SNAP] = snap.length;
   c.streams[STREAM.TEXT] = text.length === 0 ? text : zstdCompress(text, level);
   c.rawSizes[STREAM.TEXT] = text.length;
   c.streams[STREAM.TEXTN] = textn.length === 0 ? textn : zstdCompress(textn, level);
@@ -326,19 +413,23 @@ function packRecord(z: Buffer[], raw: number[]): Buffer {
   return Buffer.concat([head, ...z]);
 }
 
-/** Decompress every stream of a record; EXT_CORRUPT when anything does not fit. */
-export function unpackRecord(record: Buffer, path?: string): Buffer[] {
+/**
+ * Decompress the streams of a record (all of them, or those `want` accepts; the others are null);
+ * EXT_CORRUPT when anything does not fit. `minStreams`: 9 (version 1) or 10 (version 2).
+ */
+export function unpackRecord(record: Buffer, path?: string, want?: (s: number) => boolean, minStreams = FIRST_COLUMN_STREAM): (Buffer | null)[] {
   const bad = (why: string) => extError("EXT_CORRUPT", `a block record is corrupt: ${why}`, path);
   if (record.length < 8 || record.readUInt32LE(0) !== BLOCK_MAGIC) throw bad("no block magic");
   const n = record.readUInt32LE(4);
-  if (n < FIRST_COLUMN_STREAM || 8 + 8 * n > record.length) throw bad("stream table");
-  const out: Buffer[] = new Array(n);
+  if (n < minStreams || 8 + 8 * n > record.length) throw bad("stream table");
+  const out: (Buffer | null)[] = new Array(n);
   let at = 8 + 8 * n;
   for (let s = 0; s < n; s++) {
     const z = record.readUInt32LE(8 + 8 * s);
     const size = record.readUInt32LE(12 + 8 * s);
     if (at + z > record.length || (z === 0) !== (size === 0)) throw bad(`stream ${s} does not fit`);
-    if (size === 0) out[s] = Buffer.alloc(0);
+    if (want !== undefined && !want(s)) out[s] = null;
+    else if (size === 0) out[s] = EMPTY;
     else {
       const d = zstdDecodeExact(record.subarray(at, at + z), size);
       if (d === null) throw bad(`stream ${s} does not decode to its ${size} bytes`);
@@ -350,223 +441,290 @@ export function unpackRecord(record: Buffer, path?: string): Buffer[] {
   return out;
 }
 
-/** One decoded line: its text (encoded lines) or its raw bytes (verbatim lines). */
-export type DecodedLine = string | Buffer;
-
-/** Split a `\n`-terminated stream into its values. */
-function values(b: Buffer): string[] {
-  if (b.length === 0) return [];
-  const v = b.toString("utf8").split("\n");
-  v.pop();
-  return v;
-}
-
-/** Resolves a pack piece id to its text (the pack reader; it checks the id and the frame). */
-export type PieceOf = (id: number) => string;
-
-/**
- * Rebuild lines `from`..`to` (inclusive, relative to the block) of a record of `lines` lines;
- * the rows before `from` only advance the cursors. EXT_CORRUPT when the streams are inconsistent
- * (counts, lengths, shapes, a line whose rebuilt length differs from LINELEN).
- */
-export function decodeBlock(record: Buffer, lines: number, pieceOf: PieceOf, path?: string, from = 0, to = lines - 1): { lines: DecodedLine[]; lens: string[] } {
-  const st = unpackRecord(record, path);
-  const bad = (why: string) => extError("EXT_CORRUPT", `a block does not decode: ${why}`, path);
-  let meta: { cols: string[]; shapes: [string, number[]][] };
-  try {
-    meta = JSON.parse(st[STREAM.META].toString("utf8"));
-  } catch {
-    throw bad("its shape table is not JSON");
-  }
-  if (!Array.isArray(meta?.cols) || !Array.isArray(meta.shapes) || st.length !== FIRST_COLUMN_STREAM + meta.cols.length) throw bad("shape table");
-  const rows = values(st[STREAM.ROWS]);
-  const lens = values(st[STREAM.LINELEN]);
-  if (rows.length !== lines || lens.length !== lines) throw bad(`${rows.length} rows for ${lines} lines`);
-  const nShapes = meta.shapes.length;
-  const pieces: string[][] = new Array(nShapes);
-  const kinds: string[] = new Array(nShapes);
-  const shapeCols: number[][] = new Array(nShapes);
-  for (let k = 0; k < nShapes; k++) {
-    const sh = meta.shapes[k];
-    if (!Array.isArray(sh) || typeof sh[0] !== "string" || !Array.isArray(sh[1])) throw bad(`shape ${k + 1}`);
-    pieces[k] = sh[0].split(/[\x01-\x05]/);
-    kinds[k] = sh[0].replace(/[^\x01-\x05]/g, "");
-    shapeCols[k] = sh[1];
-  }
-  const cols = meta.cols.map((_, c) => values(st[FIRST_COLUMN_STREAM + c]));
-  const colAt = new Array<number>(cols.length).fill(0);
-  const idMs = values(st[STREAM.ID_MS]);
-  const idRand = values(st[STREAM.ID_RAND]);
-  const ts = values(st[STREAM.TS]);
-  const text = values(st[STREAM.TEXT]);
-  const textn = values(st[STREAM.TEXTN]);
-  const verbatim = st[STREAM.VERBATIM];
-  let iId = 0;
-  let iTs = 0;
-  let iText = 0;
-  let iTextN = 0;
-  let prevRef = -1;
-  let vAt = 0;
-  let prevTime = 0;
-  const out: DecodedLine[] = [];
-  const last = Math.min(to, lines - 1);
-  const textValue = (build: boolean): string | undefined => {
-    const n = Number(textn[iTextN++]);
-    if (!(n >= 1) || iText + n > text.length) return undefined;
-    const parts: string[] | null = build ? new Array(n) : null;
-    for (let j = 0; j < n; j++) {
-      const tok = text[iText++];
-      if (tok.charCodeAt(0) === 39) {
-        if (parts) parts[j] = tok.slice(1);
-      } else {
-        const id = prevRef + 1 + Number(tok);
-        if (!Number.isSafeInteger(id) || id < 0) return undefined;
-        prevRef = id;
-        if (parts) parts[j] = pieceOf(id);
-      }
-    }
-    return parts ? parts.join("\\n") : "";
-  };
-  for (let i = 0; i <= last; i++) {
-    const shape = Number(rows[i]);
-    const build = i >= from;
-    if (shape === 0) {
-      const nl = verbatim.indexOf(0x0a, vAt);
-      if (nl < 0 || nl - vAt !== Number(lens[i])) throw bad(`verbatim line ${i} does not match its length`);
-      if (build) out.push(verbatim.subarray(vAt, nl));
-      vAt = nl + 1;
-      continue;
-    }
-    const p = pieces[shape - 1];
-    if (p === undefined) throw bad(`line ${i} names shape ${shape}`);
-    const kind = kinds[shape - 1];
-    const lineCols = shapeCols[shape - 1];
-    let s = p[0];
-    let ci = 0;
-    for (let h = 0; h < kind.length; h++) {
-      let v: string | undefined;
-      switch (kind.charCodeAt(h)) {
-        case 1: {
-          const c = lineCols[ci++];
-          v = cols[c]?.[colAt[c]++];
-          if (v !== undefined) v = `"${v}"`;
-          break;
-        }
-        case 2: {
-          const c = lineCols[ci++];
-          v = cols[c]?.[colAt[c]++];
-          break;
-        }
-        case 3: {
-          const d = idMs[iId];
-          const r = idRand[iId++];
-          if (d !== undefined && r !== undefined) {
-            prevTime += Number(d);
-            v = `"${prevTime}-${r}"`;
-          }
-          break;
-        }
-        case 4: {
-          const d = ts[iTs++];
-          if (d !== undefined) v = build ? `"${new Date(prevTime + Number(d)).toISOString()}"` : "";
-          break;
-        }
-        case 5: {
-          const t = textValue(build);
-          if (t !== undefined) v = `"${t}"`;
-          break;
-        }
-      }
-      if (v === undefined) throw bad(`line ${i} runs out of values`);
-      if (build) s += v + p[h + 1];
-    }
-    if (build) {
-      if (Buffer.byteLength(s) !== Number(lens[i])) throw bad(`line ${i} rebuilds to a length other than its ${lens[i]} bytes`);
-      out.push(s);
-    }
-  }
-  return { lines: out, lens };
-}
+const EMPTY = Buffer.alloc(0);
 
 /** The pack seen as bytes: piece `id` is `buf[start, end)` (the reader checks the id and the frame). */
 export type PieceBytes = (id: number) => { buf: Buffer; start: number; end: number };
 
-/** Parse the signed decimal in `b[a, e)`; NaN when it is not one. */
-function intAt(b: Buffer, a: number, e: number): number {
-  let i = a;
+/** What the decoder needs to know about a block besides its record (from the block table and manifest). */
+export interface BlockShape {
+  lines: number;
+  originalBytes: number;
+  /** The block's last line is the journal's unterminated final fragment. */
+  lastUnterminated: boolean;
+  /** Container version (1: no snapshots). */
+  version: number;
+}
+
+/** Lines `from`..`to` of a block as bytes: line `from + i` is `data[starts[i], ends[i])`, at block-relative original offset `offsets[i]`. */
+export interface DecodedRange {
+  data: Buffer;
+  starts: Int32Array;
+  ends: Int32Array;
+  offsets: Float64Array;
+}
+
+// Scratch for the decimal scanners: the position after the value just read.
+let scanEnd = 0;
+
+/** The end (index of its `\n`) of the value starting at `at`, or -1. JS loop: values are short. */
+function valueEnd(b: Uint8Array, at: number): number {
+  const n = b.length;
+  while (at < n && b[at] !== 0x0a) at++;
+  return at < n ? at : -1;
+}
+
+/** The signed decimal starting at `at` and ending at its `\n` (scanEnd: just past the `\n`); NaN when it is not one. */
+function readInt(b: Uint8Array, at: number): number {
+  const n = b.length;
   let neg = false;
-  if (b[i] === 0x2d) {
+  if (at < n && b[at] === 0x2d) {
     neg = true;
-    i++;
+    at++;
   }
-  if (i >= e) return Number.NaN;
+  const first = at;
   let v = 0;
-  for (; i < e; i++) {
-    const d = b[i] - 48;
-    if (d < 0 || d > 9) return Number.NaN;
+  while (at < n) {
+    const c = b[at];
+    if (c === 0x0a) break;
+    const d = c - 48;
+    if (d < 0 || d > 9) {
+      scanEnd = at + 1;
+      return Number.NaN;
+    }
     v = v * 10 + d;
+    at++;
   }
+  scanEnd = at + 1;
+  if (at >= n || at === first) return Number.NaN;
   return neg ? -v : v;
+}
+
+/** Copy `src[a, b)` to `out` at `o` (bounds checked by the caller); a loop for short runs, `set` for long ones. */
+function copyRun(src: Uint8Array, a: number, b: number, out: Uint8Array, o: number): number {
+  const n = b - a;
+  if (n < 48) for (let i = 0; i < n; i++) out[o + i] = src[a + i];
+  else out.set(src.subarray(a, b), o);
+  return n;
+}
+
+const DIGITS = new Uint8Array(24);
+/** Write the non-negative safe integer `v` in decimal at `o`; returns the bytes written. */
+function writeDec(out: Uint8Array, o: number, v: number): number {
+  let n = 0;
+  do {
+    DIGITS[n++] = 48 + (v % 10);
+    v = Math.floor(v / 10);
+  } while (v > 0);
+  for (let i = 0; i < n; i++) out[o + i] = DIGITS[n - 1 - i];
+  return n;
 }
 
 let isoSecond = Number.NaN;
 let isoPrefix = "";
+const isoPrefixBytes = new Uint8Array(20);
 /** `new Date(ms).toISOString()`, with the part up to the second cached (lines of one second share it). */
 function isoOf(ms: number): string {
   const sec = Math.floor(ms / 1000);
-  if (sec !== isoSecond) {
-    const s = new Date(sec * 1000).toISOString();
-    if (s.length !== 24) return new Date(ms).toISOString();
-    isoSecond = sec;
-    isoPrefix = s.slice(0, 20);
-  }
+  if (sec !== isoSecond && !cacheIsoSecond(sec)) return new Date(ms).toISOString();
   const m = ms - sec * 1000;
   return `${isoPrefix}${m < 10 ? "00" : m < 100 ? "0" : ""}${m}Z`;
 }
 
-/**
- * Rebuild a whole block straight into bytes: `originalBytes` bytes, lines separated by `\n` (the
- * last line without one when `lastUnterminated`). Values are copied from the decoded streams and
- * the pack without building strings. `ends[i]` is the offset just past line i's bytes (before its
- * `\n`). EXT_CORRUPT when the streams are inconsistent or a line's length differs from LINELEN.
- */
-export function decodeBlockBytes(
-  record: Buffer, lines: number, originalBytes: number, lastUnterminated: boolean, pieceBytes: PieceBytes, path?: string,
-): { data: Buffer; ends: Int32Array } {
-  const st = unpackRecord(record, path);
-  const bad = (why: string) => extError("EXT_CORRUPT", `a block does not decode: ${why}`, path);
+function cacheIsoSecond(sec: number): boolean {
+  const s = new Date(sec * 1000).toISOString();
+  if (s.length !== 24) return false;
+  isoSecond = sec;
+  isoPrefix = s.slice(0, 20);
+  for (let i = 0; i < 20; i++) isoPrefixBytes[i] = s.charCodeAt(i);
+  return true;
+}
+
+/** Write `"` + ISO-8601 of `ms` + `"` at `o` (24 + 2 bytes, or the general path for years past 9999). */
+function writeIso(out: Buffer, o: number, ms: number): number {
+  const sec = Math.floor(ms / 1000);
+  if (sec !== isoSecond && !cacheIsoSecond(sec)) {
+    const s = `"${new Date(ms).toISOString()}"`;
+    if (o + s.length > out.length) throw new RangeError("timestamp past the block's end");
+    return out.write(s, o, "latin1");
+  }
+  if (o + 26 > out.length) throw new RangeError("timestamp past the block's end");
+  out[o] = 0x22;
+  for (let i = 0; i < 20; i++) out[o + 1 + i] = isoPrefixBytes[i];
+  const m = ms - sec * 1000;
+  out[o + 21] = 48 + Math.floor(m / 100);
+  out[o + 22] = 48 + (Math.floor(m / 10) % 10);
+  out[o + 23] = 48 + (m % 10);
+  out[o + 24] = 0x5a;
+  out[o + 25] = 0x22;
+  return 26;
+}
+
+/** A block's shape table; a shape's segments and hole kinds are built on first use (a one-line read uses a few). */
+class Meta {
+  readonly segs: Uint8Array[][];
+  readonly kinds: Uint8Array[];
+  readonly shapeCols: number[][];
+  readonly nShapes: number;
+
+  constructor(private readonly templates: string[], shapeCols: number[][], readonly nCols: number, private readonly bad: (why: string) => Error) {
+    this.nShapes = templates.length;
+    this.segs = new Array(this.nShapes);
+    this.kinds = new Array(this.nShapes);
+    this.shapeCols = shapeCols;
+  }
+
+  /** Build shape k (0-based) if needed; false when k is not a shape. */
+  use(k: number): boolean {
+    if (!(k >= 0 && k < this.nShapes)) return false;
+    if (this.kinds[k] !== undefined) return true;
+    const tpl = this.templates[k];
+    const segs: Uint8Array[] = [];
+    const kinds: number[] = [];
+    let from = 0;
+    for (let i = 0; i < tpl.length; i++) {
+      const c = tpl.charCodeAt(i);
+      if (c >= 1 && c <= 5) {
+        segs.push(Buffer.from(tpl.slice(from, i), "utf8"));
+        kinds.push(c);
+        from = i + 1;
+      }
+    }
+    segs.push(Buffer.from(tpl.slice(from), "utf8"));
+    let strNum = 0;
+    for (const c of kinds) if (c <= 2) strNum++;
+    const cols = this.shapeCols[k];
+    if (cols.length !== strNum) throw this.bad(`shape ${k + 1} lists ${cols.length} columns for its ${strNum} holes`);
+    for (const c of cols) if (!(Number.isInteger(c) && c >= 0 && c < this.nCols)) throw this.bad(`shape ${k + 1} names column ${c}`);
+    this.segs[k] = segs;
+    this.kinds[k] = Uint8Array.from(kinds);
+    return true;
+  }
+}
+
+function parseMeta(b: Buffer, nStreams: number, firstCol: number, bad: (why: string) => Error): Meta {
   let meta: { cols: string[]; shapes: [string, number[]][] };
   try {
-    meta = JSON.parse(st[STREAM.META].toString("utf8"));
+    meta = JSON.parse(b.toString("utf8"));
   } catch {
     throw bad("its shape table is not JSON");
   }
-  if (!Array.isArray(meta?.cols) || !Array.isArray(meta.shapes) || st.length !== FIRST_COLUMN_STREAM + meta.cols.length) throw bad("shape table");
-  const nShapes = meta.shapes.length;
-  const segs: Buffer[][] = new Array(nShapes);
-  const kinds: Uint8Array[] = new Array(nShapes);
-  const shapeCols: number[][] = new Array(nShapes);
-  for (let k = 0; k < nShapes; k++) {
+  if (!Array.isArray(meta?.cols) || !Array.isArray(meta.shapes) || nStreams !== firstCol + meta.cols.length) throw bad("shape table");
+  const templates: string[] = new Array(meta.shapes.length);
+  const shapeCols: number[][] = new Array(meta.shapes.length);
+  for (let k = 0; k < meta.shapes.length; k++) {
     const sh = meta.shapes[k];
     if (!Array.isArray(sh) || typeof sh[0] !== "string" || !Array.isArray(sh[1])) throw bad(`shape ${k + 1}`);
-    segs[k] = sh[0].split(/[\x01-\x05]/).map((x) => Buffer.from(x, "utf8"));
-    kinds[k] = Uint8Array.from(sh[0].replace(/[^\x01-\x05]/g, ""), (c) => c.charCodeAt(0));
+    templates[k] = sh[0];
     shapeCols[k] = sh[1];
   }
-  const nCols = meta.cols.length;
-  const colBuf: Buffer[] = new Array(nCols);
-  const colAt = new Int32Array(nCols);
-  for (let c = 0; c < nCols; c++) colBuf[c] = st[FIRST_COLUMN_STREAM + c];
-  const rows = st[STREAM.ROWS];
-  const lens = st[STREAM.LINELEN];
+  return new Meta(templates, shapeCols, meta.cols.length, bad);
+}
+
+/**
+ * Rebuild lines `from`..`to` (block-relative, inclusive) of a record into bytes. The whole block
+ * (`from` 0, `to` lines − 1) decodes every stream and checks every snapshot against the cursors it
+ * reaches (EXT_SNAPSHOT_INVALID when one lies); a shorter range starts at the nearest snapshot at
+ * or before `from` (version 2), decodes only the streams its lines use and rebuilds at most
+ * SNAPSHOT_LINES − 1 lines before `from`. EXT_CORRUPT when the streams are inconsistent or a line's
+ * length differs from LINELEN; EXT_INDEX_INVALID when the whole block's bytes differ from its index.
+ */
+export function decodeBlockRange(record: Buffer, b: BlockShape, pieceBytes: PieceBytes, path?: string, from = 0, to = b.lines - 1): DecodedRange {
+  const bad = (why: string) => extError("EXT_CORRUPT", `a block does not decode: ${why}`, path);
+  const lie = (why: string) => extError("EXT_SNAPSHOT_INVALID", `a block's cursor snapshot lies: ${why}`, path);
+  const firstCol = firstColumnStream(b.version);
+  const snapshots = b.version >= 2;
+  const whole = from <= 0 && to >= b.lines - 1;
+  const last = Math.min(to, b.lines - 1);
+  const first = Math.max(0, from);
+  // ROWS, LINELEN, META (and SNAP) first; the other streams when the range needs them.
+  const head = unpackRecord(record, path, whole ? undefined : (s) => s <= STREAM.LINELEN || (snapshots && s === STREAM.SNAP), firstCol);
+  const nStreams = head.length;
+  const meta = parseMeta(head[STREAM.META] as Buffer, nStreams, firstCol, bad);
+  const rows = head[STREAM.ROWS] as Buffer;
+  const lens = head[STREAM.LINELEN] as Buffer;
+  // Scan ROWS and LINELEN from the block's start: each line's shape and length.
+  const shapeOf = new Int32Array(b.lines);
+  const lenOf = new Float64Array(b.lines);
+  let rAt = 0;
+  let lAt = 0;
+  for (let i = 0; i < b.lines; i++) {
+    if (rAt >= rows.length) throw bad(`${i} rows for ${b.lines} lines`);
+    const sh = readInt(rows, rAt);
+    rAt = scanEnd;
+    if (lAt >= lens.length) throw bad(`line ${i} has no length`);
+    const len = readInt(lens, lAt);
+    lAt = scanEnd;
+    if (!(sh >= 0 && sh <= meta.nShapes) || !(len >= 0)) throw bad(`line ${i} has a bad shape or length`);
+    shapeOf[i] = sh;
+    lenOf[i] = len;
+  }
+  if (rAt !== rows.length || lAt !== lens.length) throw bad(`more rows than the block's ${b.lines} lines`);
+  const nl = (i: number) => (i < b.lines - 1 || !b.lastUnterminated ? 1 : 0);
+
+  // Snapshots: T, prevRef, positions of SNAPSHOT_STREAMS, then of each column.
+  const perSnap = 2 + SNAPSHOT_STREAMS.length + meta.nCols;
+  const nSnaps = snapshots ? Math.floor((b.lines - 1) / SNAPSHOT_LINES) : 0;
+  let snapVals: Float64Array | null = null;
+  if (snapshots) {
+    const sb = head[STREAM.SNAP] as Buffer;
+    snapVals = new Float64Array(nSnaps * perSnap);
+    let at = 0;
+    for (let j = 0; j < nSnaps * perSnap; j++) {
+      if (at >= sb.length) throw lie(`it holds ${j} values, ${nSnaps * perSnap} expected`);
+      const d = readInt(sb, at);
+      at = scanEnd;
+      if (!Number.isSafeInteger(d)) throw lie(`value ${j} is not a decimal`);
+      const prev = j >= perSnap ? snapVals[j - perSnap] : j % perSnap === 1 ? -1 : 0;
+      snapVals[j] = prev + d;
+    }
+    if (at !== sb.length) throw lie(`it holds more than ${nSnaps * perSnap} values`);
+  }
+
+  // The start: the nearest snapshot at or before `first` (whole blocks start at line 0).
+  const snap = whole || !snapshots ? 0 : Math.min(Math.floor(first / SNAPSHOT_LINES), nSnaps);
+  const startLine = snap * SNAPSHOT_LINES;
+  let startOffset = 0;
+  for (let i = 0; i < startLine; i++) startOffset += lenOf[i] + nl(i);
+
+  // The streams this range needs.
+  let st: (Buffer | null)[];
+  if (whole) st = head;
+  else {
+    const need = new Uint8Array(nStreams);
+    for (let i = startLine; i <= last; i++) {
+      const sh = shapeOf[i];
+      if (sh === 0) {
+        need[STREAM.VERBATIM] = 1;
+        continue;
+      }
+      meta.use(sh - 1);
+      const kind = meta.kinds[sh - 1];
+      for (let h = 0; h < kind.length; h++) {
+        const c = kind[h];
+        if (c === 3) need[STREAM.ID_MS] = need[STREAM.ID_RAND] = 1;
+        else if (c === 4) need[STREAM.TS] = 1;
+        else if (c === 5) need[STREAM.TEXT] = need[STREAM.TEXTN] = 1;
+      }
+      // TS values are offsets from T, which only ID holes move: an ID-less range from a snapshot still needs none.
+      for (const c of meta.shapeCols[sh - 1]) need[firstCol + c] = 1;
+    }
+    st = unpackRecord(record, path, (s) => need[s] === 1, firstCol);
+    st[STREAM.META] = head[STREAM.META];
+    st[STREAM.ROWS] = rows;
+    st[STREAM.LINELEN] = lens;
+  }
+
+  // Cursors.
+  const colBuf: (Buffer | null)[] = new Array(meta.nCols);
+  const colAt = new Int32Array(meta.nCols);
+  for (let c = 0; c < meta.nCols; c++) colBuf[c] = st[firstCol + c];
   const verbatim = st[STREAM.VERBATIM];
   const idMs = st[STREAM.ID_MS];
   const idRand = st[STREAM.ID_RAND];
   const ts = st[STREAM.TS];
   const text = st[STREAM.TEXT];
   const textn = st[STREAM.TEXTN];
-  let rAt = 0;
-  let lAt = 0;
   let vAt = 0;
   let iAt = 0;
   let rndAt = 0;
@@ -575,121 +733,170 @@ export function decodeBlockBytes(
   let tnAt = 0;
   let prevRef = -1;
   let T = 0;
-  // Its own ArrayBuffer (never the shared pool): worker threads transfer it.
-  const out = Buffer.allocUnsafeSlow(originalBytes);
-  const ends = new Int32Array(lines);
-  let o = 0;
-  try {
-  for (let i = 0; i < lines; i++) {
-    let nl = rows.indexOf(0x0a, rAt);
-    if (nl < 0) throw bad(`${i} rows for ${lines} lines`);
-    const shape = intAt(rows, rAt, nl);
-    rAt = nl + 1;
-    nl = lens.indexOf(0x0a, lAt);
-    if (nl < 0) throw bad(`line ${i} has no length`);
-    const len = intAt(lens, lAt, nl);
-    lAt = nl + 1;
-    const start = o;
-    if (!(len >= 0) || start + len > originalBytes) throw bad(`line ${i} does not fit its block`);
-    if (shape === 0) {
-      nl = verbatim.indexOf(0x0a, vAt);
-      if (nl < 0 || nl - vAt !== len) throw bad(`verbatim line ${i} does not match its length`);
-      verbatim.copy(out, o, vAt, nl);
-      o += len;
-      vAt = nl + 1;
-    } else {
-      const k = shape - 1;
-      const seg = segs[k];
-      if (seg === undefined) throw bad(`line ${i} names shape ${shape}`);
-      const kind = kinds[k];
-      const lc = shapeCols[k];
-      let ci = 0;
-      o += seg[0].copy(out, o);
-      for (let h = 0; h < kind.length; h++) {
-        switch (kind[h]) {
-          case 1:
-          case 2: {
-            const c = lc[ci++];
-            const b = colBuf[c];
-            if (b === undefined) throw bad(`line ${i} names column ${c}`);
-            const e = b.indexOf(0x0a, colAt[c]);
-            if (e < 0) throw bad(`line ${i} runs out of column ${c}`);
-            if (kind[h] === 1) out[o++] = 0x22;
-            o += b.copy(out, o, colAt[c], e);
-            if (kind[h] === 1) out[o++] = 0x22;
-            colAt[c] = e + 1;
-            break;
-          }
-          case 3: {
-            const e = idMs.indexOf(0x0a, iAt);
-            const r = idRand.indexOf(0x0a, rndAt);
-            if (e < 0 || r < 0) throw bad(`line ${i} runs out of ids`);
-            T += intAt(idMs, iAt, e);
-            iAt = e + 1;
-            out[o++] = 0x22;
-            o += out.write(String(T), o, "latin1");
-            out[o++] = 0x2d;
-            o += idRand.copy(out, o, rndAt, r);
-            out[o++] = 0x22;
-            rndAt = r + 1;
-            break;
-          }
-          case 4: {
-            const e = ts.indexOf(0x0a, tsAt);
-            if (e < 0) throw bad(`line ${i} runs out of timestamps`);
-            const ms = T + intAt(ts, tsAt, e);
-            tsAt = e + 1;
-            if (!Number.isFinite(ms)) throw bad(`line ${i} has a bad timestamp`);
-            out[o++] = 0x22;
-            o += out.write(isoOf(ms), o, "latin1");
-            out[o++] = 0x22;
-            break;
-          }
-          case 5: {
-            const e = textn.indexOf(0x0a, tnAt);
-            if (e < 0) throw bad(`line ${i} runs out of text values`);
-            const n = intAt(textn, tnAt, e);
-            tnAt = e + 1;
-            if (!(n >= 1)) throw bad(`line ${i} has a bad text value`);
-            out[o++] = 0x22;
-            for (let j = 0; j < n; j++) {
-              if (j > 0) {
-                out[o++] = 0x5c;
-                out[o++] = 0x6e;
-              }
-              const te = text.indexOf(0x0a, tAt);
-              if (te < 0) throw bad(`line ${i} runs out of text pieces`);
-              if (text[tAt] === 0x27) o += text.copy(out, o, tAt + 1, te);
-              else {
-                const id = prevRef + 1 + intAt(text, tAt, te);
-                if (!Number.isSafeInteger(id) || id < 0) throw bad(`line ${i} names a bad piece`);
-                prevRef = id;
-                const p = pieceBytes(id);
-                o += p.buf.copy(out, o, p.start, p.end);
-              }
-              tAt = te + 1;
-            }
-            out[o++] = 0x22;
-            break;
-          }
-          default:
-            throw bad(`shape ${shape} has an unknown hole`);
-        }
-        o += seg[h + 1].copy(out, o);
-      }
-      if (o - start !== len) throw bad(`line ${i} rebuilds to ${o - start} bytes, not its ${len}`);
+  const atBoundary = (buf: Buffer | null, pos: number): boolean => buf === null || pos === 0 || (pos <= buf.length && buf[pos - 1] === 0x0a);
+  if (snap > 0 && snapVals !== null) {
+    const v = (snap - 1) * perSnap;
+    T = snapVals[v];
+    prevRef = snapVals[v + 1];
+    vAt = snapVals[v + 2];
+    iAt = snapVals[v + 3];
+    rndAt = snapVals[v + 4];
+    tsAt = snapVals[v + 5];
+    tAt = snapVals[v + 6];
+    tnAt = snapVals[v + 7];
+    for (let c = 0; c < meta.nCols; c++) {
+      colAt[c] = snapVals[v + 8 + c];
+      if (colAt[c] !== snapVals[v + 8 + c]) throw lie(`snapshot ${snap} puts column ${c} at ${snapVals[v + 8 + c]}`);
     }
-    ends[i] = o;
-    if (i < lines - 1 || !lastUnterminated) {
-      if (o >= originalBytes) throw bad(`line ${i} does not fit its block`);
-      out[o++] = 0x0a;
+    if (prevRef < -1 || ![vAt, iAt, rndAt, tsAt, tAt, tnAt].every((p) => p >= 0) || !atBoundary(verbatim, vAt) || !atBoundary(idMs, iAt)
+      || !atBoundary(idRand, rndAt) || !atBoundary(ts, tsAt) || !atBoundary(text, tAt) || !atBoundary(textn, tnAt)
+      || !colAt.every((p, c) => p >= 0 && atBoundary(colBuf[c], p))) {
+      throw lie(`snapshot ${snap} points between values`);
     }
   }
+
+  // The output: lines startLine..last.
+  let size = 0;
+  for (let i = startLine; i <= last; i++) size += lenOf[i] + nl(i);
+  if (whole && size !== b.originalBytes) throw extError("EXT_INDEX_INVALID", `a block's lines add up to ${size} bytes, its index says ${b.originalBytes}`, path);
+  // Its own ArrayBuffer (never the shared pool): worker threads transfer it.
+  const out = whole ? Buffer.allocUnsafeSlow(size) : Buffer.allocUnsafe(size);
+  const n = last - first + 1;
+  const starts = new Int32Array(Math.max(0, n));
+  const ends = new Int32Array(Math.max(0, n));
+  const offsets = new Float64Array(Math.max(0, n));
+  let o = 0;
+  const noStream = (what: string) => bad(`line needs the ${what} stream`);
+  try {
+    for (let i = startLine; i <= last; i++) {
+      if (whole && i > 0 && i % SNAPSHOT_LINES === 0 && snapVals !== null) {
+        const v = (i / SNAPSHOT_LINES - 1) * perSnap;
+        let ok = snapVals[v] === T && snapVals[v + 1] === prevRef && snapVals[v + 2] === vAt && snapVals[v + 3] === iAt
+          && snapVals[v + 4] === rndAt && snapVals[v + 5] === tsAt && snapVals[v + 6] === tAt && snapVals[v + 7] === tnAt;
+        for (let c = 0; ok && c < meta.nCols; c++) ok = snapVals[v + 8 + c] === colAt[c];
+        if (!ok) throw lie(`snapshot ${i / SNAPSHOT_LINES} differs from the cursors at line ${i}`);
+      }
+      const shape = shapeOf[i];
+      const len = lenOf[i];
+      const start = o;
+      if (start + len > size) throw bad(`line ${i} does not fit its block`);
+      if (shape === 0) {
+        if (verbatim === null) throw noStream("verbatim");
+        const e = verbatim.indexOf(0x0a, vAt);
+        if (e < 0 || e - vAt !== len) throw bad(`verbatim line ${i} does not match its length`);
+        o += copyRun(verbatim, vAt, e, out, o);
+        vAt = e + 1;
+      } else {
+        const k = shape - 1;
+        if (meta.kinds[k] === undefined) meta.use(k);
+        const seg = meta.segs[k];
+        const kind = meta.kinds[k];
+        const lc = meta.shapeCols[k];
+        const end = start + len;
+        let ci = 0;
+        let sg = seg[0];
+        if (o + sg.length > end) throw bad(`line ${i} rebuilds past its ${len} bytes`);
+        o += copyRun(sg, 0, sg.length, out, o);
+        for (let h = 0; h < kind.length; h++) {
+          switch (kind[h]) {
+            case 1:
+            case 2: {
+              const c = lc[ci++];
+              const cb = colBuf[c];
+              if (cb === null || cb === undefined) throw noStream(`column ${c}`);
+              const a = colAt[c];
+              const e = valueEnd(cb, a);
+              if (e < 0) throw bad(`line ${i} runs out of column ${c}`);
+              const q = kind[h] === 1 ? 1 : 0;
+              if (o + (e - a) + 2 * q > end) throw bad(`line ${i} rebuilds past its ${len} bytes`);
+              if (q) out[o++] = 0x22;
+              o += copyRun(cb, a, e, out, o);
+              if (q) out[o++] = 0x22;
+              colAt[c] = e + 1;
+              break;
+            }
+            case 3: {
+              if (idMs === null || idRand === null) throw noStream("id");
+              if (iAt >= idMs.length) throw bad(`line ${i} runs out of ids`);
+              const d = readInt(idMs, iAt);
+              iAt = scanEnd;
+              const r = valueEnd(idRand, rndAt);
+              if (r < 0 || !Number.isSafeInteger(d)) throw bad(`line ${i} runs out of ids`);
+              T += d;
+              if (!(T >= 0 && Number.isSafeInteger(T))) throw bad(`line ${i} has a bad id time`);
+              out[o++] = 0x22;
+              o += writeDec(out, o, T);
+              out[o++] = 0x2d;
+              o += copyRun(idRand, rndAt, r, out, o);
+              out[o++] = 0x22;
+              if (o > end) throw bad(`line ${i} rebuilds past its ${len} bytes`);
+              rndAt = r + 1;
+              break;
+            }
+            case 4: {
+              if (ts === null) throw noStream("timestamp");
+              if (tsAt >= ts.length) throw bad(`line ${i} runs out of timestamps`);
+              const ms = T + readInt(ts, tsAt);
+              tsAt = scanEnd;
+              if (!Number.isSafeInteger(ms)) throw bad(`line ${i} has a bad timestamp`);
+              o += writeIso(out, o, ms);
+              if (o > end) throw bad(`line ${i} rebuilds past its ${len} bytes`);
+              break;
+            }
+            case 5: {
+              if (text === null || textn === null) throw noStream("text");
+              if (tnAt >= textn.length) throw bad(`line ${i} runs out of text values`);
+              const np = readInt(textn, tnAt);
+              tnAt = scanEnd;
+              if (!(np >= 1)) throw bad(`line ${i} has a bad text value`);
+              if (o >= end) throw bad(`line ${i} rebuilds past its ${len} bytes`);
+              out[o++] = 0x22;
+              for (let j = 0; j < np; j++) {
+                if (j > 0) {
+                  if (o + 2 > end) throw bad(`line ${i} rebuilds past its ${len} bytes`);
+                  out[o++] = 0x5c;
+                  out[o++] = 0x6e;
+                }
+                const te = valueEnd(text, tAt);
+                if (te < 0) throw bad(`line ${i} runs out of text pieces`);
+                if (text[tAt] === 0x27) {
+                  if (o + (te - tAt - 1) > end) throw bad(`line ${i} rebuilds past its ${len} bytes`);
+                  o += copyRun(text, tAt + 1, te, out, o);
+                } else {
+                  const id = prevRef + 1 + readInt(text, tAt);
+                  if (!Number.isSafeInteger(id) || id < 0) throw bad(`line ${i} names a bad piece`);
+                  prevRef = id;
+                  const p = pieceBytes(id);
+                  if (o + (p.end - p.start) > end) throw bad(`line ${i} rebuilds past its ${len} bytes`);
+                  o += copyRun(p.buf, p.start, p.end, out, o);
+                }
+                tAt = te + 1;
+              }
+              if (o >= end) throw bad(`line ${i} rebuilds past its ${len} bytes`);
+              out[o++] = 0x22;
+              break;
+            }
+            default:
+              throw bad(`shape ${shape} has an unknown hole`);
+          }
+          sg = seg[h + 1];
+          if (o + sg.length > end) throw bad(`line ${i} rebuilds past its ${len} bytes`);
+          o += copyRun(sg, 0, sg.length, out, o);
+        }
+        if (o !== end) throw bad(`line ${i} rebuilds to ${o - start} bytes, not its ${len}`);
+      }
+      if (i >= first) {
+        starts[i - first] = start;
+        ends[i - first] = o;
+        offsets[i - first] = startOffset + start;
+      }
+      if (nl(i) === 1) out[o++] = 0x0a;
+    }
   } catch (e) {
-    // Buffer.copy past the end of the output (a lying stream) throws a RangeError.
+    // A copy past the end of the output (a lying stream) throws a RangeError.
     if (e instanceof RangeError) throw bad(e.message);
     throw e;
   }
-  if (o !== originalBytes) throw extError("EXT_INDEX_INVALID", `a block rebuilds to ${o} bytes, its index says ${originalBytes}`, path);
-  return { data: out, ends };
+  if (whole && o !== b.originalBytes) throw extError("EXT_INDEX_INVALID", `a block rebuilds to ${o} bytes, its index says ${b.originalBytes}`, path);
+  return { data: out, starts, ends, offsets };
 }

@@ -33,6 +33,7 @@ import { publishPair, rmQuiet } from "../publish-diet.js";
 export interface ExtDietOptions extends DietOptions {
   blockTargetBytes?: number;
   packFrameTargetBytes?: number;
+  packWindowBytes?: number;
   workers?: number;
 }
 

@@ -39,10 +39,9 @@ class ExtReader implements JournalReader {
         continue;
       }
       const d = this.src.decode(k, Math.max(0, from - b.firstLine), to - b.firstLine);
-      for (let i = 0; i < d.lines.length; i++) {
-        const l = d.lines[i];
+      for (let i = 0; i < d.starts.length; i++) {
         const line = d.firstLine + i;
-        yield { line, offset: d.offsets[i], bytes: typeof l === "string" ? Buffer.from(l, "utf8") : l, terminated: this.src.terminated(line) };
+        yield { line, offset: d.offsets[i], bytes: d.data.subarray(d.starts[i], d.ends[i]), terminated: this.src.terminated(line) };
       }
     }
   }

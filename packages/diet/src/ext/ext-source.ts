@@ -11,15 +11,20 @@ import * as fs from "node:fs";
 import { JournalError, type ExecLayout } from "@hankweave-journal/core";
 import { openRegularSync } from "@hankweave-journal/journal";
 import {
-  BLOCK_ENTRY_BYTES, FOOTER_BYTES, FRAME_ENTRY_BYTES, HEADER_BYTES, CONTAINER_MAGIC, FORMAT_VERSION,
+  BLOCK_ENTRY_BYTES, FOOTER_BYTES, FRAME_CACHE_BYTES, FRAME_ENTRY_BYTES, HEADER_BYTES, CONTAINER_MAGIC, READ_VERSIONS,
   extError, readBlockTable, readFooter, readFrameTable,
   type BlockEntry, type ExtManifestInfo, type FrameEntry,
 } from "./format.js";
-import { decodeBlock, decodeBlockBytes, type DecodedLine } from "./block-codec.js";
+import { decodeBlockRange, type DecodedRange } from "./block-codec.js";
 import { zstdContentSize, zstdDecodeExact } from "./zstd.js";
 
-/** Decoded pack frames kept (each at most PACK_FRAME_TARGET_BYTES plus one piece). */
-const FRAME_CACHE = 4;
+/** A decoded pack frame; piece starts are found lazily (a one-line read scans only up to its piece). */
+interface CachedFrame {
+  raw: Buffer;
+  /** starts[j]: piece j's first byte, known for j < known; starts[pieces] = raw.length once all are known. */
+  starts: Int32Array;
+  known: number;
+}
 
 /** The manifest fields the container is checked against. */
 export interface ExtExpect {
@@ -28,11 +33,9 @@ export interface ExtExpect {
   endsWithNewline: boolean;
 }
 
-/** A decoded slice of a block: lines with their original offsets and lengths. */
-export interface ExtLines {
+/** A decoded slice of a block: lines `firstLine`… as views of `data`, with their original offsets (absolute). */
+export interface ExtLines extends DecodedRange {
   firstLine: number;
-  lines: DecodedLine[];
-  offsets: number[];
 }
 
 /** Read the manifest's `ext` key (null when the manifest is not an extended diet of this format). */
@@ -49,7 +52,12 @@ export function readExtInfo(manifestPath: string): ExtManifestInfo | null {
 }
 
 export class ExtSource {
-  private readonly frameCache = new Map<number, { raw: Buffer; starts: Int32Array }>();
+  /** Decoded pack frames, least recently used first, at most FRAME_CACHE_BYTES (and always the last one used). */
+  private readonly frameCache = new Map<number, CachedFrame>();
+  private frameCacheBytes = 0;
+  private lastFrame: { k: number; fr: CachedFrame; first: number; end: number } | null = null;
+  /** The answer of pieceBytes, reused (callers copy from it at once). */
+  private readonly hit: { buf: Buffer; start: number; end: number } = { buf: Buffer.alloc(0), start: 0, end: 0 };
   private constructor(
     readonly path: string,
     private readonly fd: number,
@@ -57,6 +65,7 @@ export class ExtSource {
     readonly blocks: BlockEntry[],
     readonly frames: FrameEntry[],
     readonly expect: ExtExpect,
+    readonly version: number,
   ) {}
 
   /** Open `path` (default: the published container) and check its tables against `expect`. */
@@ -69,12 +78,14 @@ export class ExtSource {
         || head.readUInt32LE(0) !== CONTAINER_MAGIC) {
         throw extError("EXT_TRUNCATED", `${path} is not an extended diet container (no header)`, path, { actual: size });
       }
-      if (head.readUInt32LE(4) !== FORMAT_VERSION) throw extError("EXT_INDEX_INVALID", `unsupported container version ${head.readUInt32LE(4)}`, path);
+      const version = head.readUInt32LE(4);
+      if (!READ_VERSIONS.includes(version)) throw extError("EXT_INDEX_INVALID", `unsupported container version ${version}`, path);
       const footer = readFooter(preadExact(fd, size - FOOTER_BYTES, FOOTER_BYTES, path), size, path);
+      if (footer.version !== version) throw extError("EXT_INDEX_INVALID", `the header says version ${version}, the footer ${footer.version}`, path);
       const tables = preadExact(fd, footer.packTableOffset, size - FOOTER_BYTES - footer.packTableOffset, path);
       const frames = readFrameTable(tables.subarray(0, footer.frames * FRAME_ENTRY_BYTES), footer, path);
       const blocks = readBlockTable(tables.subarray(footer.frames * FRAME_ENTRY_BYTES, footer.frames * FRAME_ENTRY_BYTES + footer.blocks * BLOCK_ENTRY_BYTES), footer, expect.lines, expect.originalBytes, path);
-      return new ExtSource(path, fd, size, blocks, frames, expect);
+      return new ExtSource(path, fd, size, blocks, frames, expect, version);
     } catch (e) {
       fs.closeSync(fd);
       throw e;
@@ -98,25 +109,18 @@ export class ExtSource {
     return lo;
   }
 
-  /** Lines `from`..`to` of block `k` (block-relative, inclusive), rebuilt and checked. */
+  /** Lines `from`..`to` of block `k` (block-relative, inclusive), rebuilt and checked (from the nearest cursor snapshot). */
   decode(k: number, from = 0, to = Number.POSITIVE_INFINITY): ExtLines {
     const b = this.blocks[k];
     const record = preadExact(this.fd, b.fileOffset, b.recordBytes, this.path);
-    const last = Math.min(to, b.lines - 1);
-    const { lines, lens } = decodeBlock(record, b.lines, (id) => this.piece(id), this.path, from, last);
-    const offsets: number[] = new Array(lines.length);
-    let off = b.originalOffset;
-    for (let i = 0; i < from; i++) off += Number(lens[i]) + 1;
-    let total = off;
-    for (let i = from; i < b.lines; i++) {
-      if (i <= last) offsets[i - from] = total;
-      total += Number(lens[i]) + (this.terminated(b.firstLine + i) ? 1 : 0);
-    }
-    const want = b.originalOffset + b.originalBytes;
-    if (total !== want) {
-      throw extError("EXT_INDEX_INVALID", `block ${k} rebuilds to ${total - b.originalOffset} bytes, its index says ${b.originalBytes}`, this.path);
-    }
-    return { firstLine: b.firstLine + from, lines, offsets };
+    const r = decodeBlockRange(record, this.shapeOf(k), (id) => this.pieceBytes(id), this.path, from, Math.min(to, b.lines - 1));
+    for (let i = 0; i < r.offsets.length; i++) r.offsets[i] += b.originalOffset;
+    return { ...r, firstLine: b.firstLine + Math.max(0, from) };
+  }
+
+  private shapeOf(k: number) {
+    const b = this.blocks[k];
+    return { lines: b.lines, originalBytes: b.originalBytes, lastUnterminated: !this.terminated(b.firstLine + b.lines - 1), version: this.version };
   }
 
   /** False only for the journal's unterminated final fragment. */
@@ -124,8 +128,19 @@ export class ExtSource {
     return this.expect.endsWithNewline || line !== this.expect.lines - 1;
   }
 
-  /** The bytes of pack piece `id` (a view into its decoded frame). */
+  /** The bytes of pack piece `id` (a view into its decoded frame; the object is reused by the next call). */
   pieceBytes(id: number): { buf: Buffer; start: number; end: number } {
+    // Most references fall in the frame of the previous one: no search, no cache bookkeeping.
+    const lf = this.lastFrame;
+    if (lf !== null && id >= lf.first && id < lf.end) {
+      const j = id - lf.first;
+      if (lf.fr.known < j + 2) this.scanPieces(lf.k, lf.fr, j + 2);
+      const hit = this.hit;
+      hit.buf = lf.fr.raw;
+      hit.start = lf.fr.starts[j];
+      hit.end = lf.fr.starts[j + 1] - 1;
+      return hit;
+    }
     let lo = 0;
     let hi = this.frames.length - 1;
     if (hi < 0) throw extError("EXT_INDEX_INVALID", `piece ${id} is referenced but the pack is empty`, this.path);
@@ -139,11 +154,36 @@ export class ExtSource {
     let fr = this.frameCache.get(lo);
     if (fr === undefined) {
       fr = this.loadFrame(lo);
-      if (this.frameCache.size >= FRAME_CACHE) this.frameCache.delete(this.frameCache.keys().next().value as number);
-      this.frameCache.set(lo, fr);
-    }
+      this.frameCacheBytes += fr.raw.length;
+      for (const [key, old] of this.frameCache) {
+        if (this.frameCacheBytes <= FRAME_CACHE_BYTES) break;
+        this.frameCache.delete(key);
+        this.frameCacheBytes -= old.raw.length;
+      }
+    } else this.frameCache.delete(lo);
+    this.frameCache.set(lo, fr);
+    this.lastFrame = { k: lo, fr, first: f.firstPiece, end: f.firstPiece + f.pieces };
     const j = id - f.firstPiece;
-    return { buf: fr.raw, start: fr.starts[j], end: fr.starts[j + 1] - 1 };
+    if (fr.known < j + 2) this.scanPieces(lo, fr, j + 2);
+    const hit = this.hit;
+    hit.buf = fr.raw;
+    hit.start = fr.starts[j];
+    hit.end = fr.starts[j + 1] - 1;
+    return hit;
+  }
+
+  /** Find the starts of frame `k`'s pieces up to index `upTo` − 1 (starts[pieces] is the frame's end). */
+  private scanPieces(k: number, fr: CachedFrame, upTo: number): void {
+    const pieces = fr.starts.length - 1;
+    let at = fr.starts[fr.known - 1];
+    for (let j = fr.known - 1; j < upTo - 1; j++) {
+      const nl = fr.raw.indexOf(0x0a, at);
+      if (nl < 0) throw extError("EXT_CORRUPT", `pack frame ${k} holds fewer pieces than its index's ${pieces}`, this.path);
+      at = nl + 1;
+      fr.starts[j + 1] = at;
+    }
+    fr.known = upTo;
+    if (upTo === pieces + 1 && at !== fr.raw.length) throw extError("EXT_CORRUPT", `pack frame ${k} holds more than its index's ${pieces} pieces`, this.path);
   }
 
   /** The text of pack piece `id`. */
@@ -152,7 +192,7 @@ export class ExtSource {
     return p.buf.toString("utf8", p.start, p.end);
   }
 
-  private loadFrame(k: number): { raw: Buffer; starts: Int32Array } {
+  private loadFrame(k: number): CachedFrame {
     const f = this.frames[k];
     const z = preadExact(this.fd, f.fileOffset, f.compressedBytes, this.path);
     const raw = zstdDecodeExact(z, f.rawBytes);
@@ -163,26 +203,15 @@ export class ExtSource {
       }
       throw extError("EXT_CORRUPT", `pack frame ${k} does not decode`, this.path);
     }
-    // starts[j] is piece j's first byte; starts[pieces] is one past the last piece's newline.
     const starts = new Int32Array(f.pieces + 1);
-    let at = 0;
-    for (let j = 0; j < f.pieces; j++) {
-      starts[j] = at;
-      const nl = raw.indexOf(0x0a, at);
-      if (nl < 0) throw extError("EXT_CORRUPT", `pack frame ${k} holds fewer pieces than its index's ${f.pieces}`, this.path);
-      at = nl + 1;
-    }
-    if (at !== raw.length) throw extError("EXT_CORRUPT", `pack frame ${k} holds more than its index's ${f.pieces} pieces`, this.path);
-    starts[f.pieces] = at;
-    return { raw, starts };
+    return { raw, starts, known: 1 };
   }
 
   /** Block `k` rebuilt whole, as its original bytes, with each line's end offset (relative to the block). */
   decodeBytes(k: number): { data: Buffer; ends: Int32Array } {
     const b = this.blocks[k];
     const record = preadExact(this.fd, b.fileOffset, b.recordBytes, this.path);
-    const lastUnterminated = !this.terminated(b.firstLine + b.lines - 1);
-    return decodeBlockBytes(record, b.lines, b.originalBytes, lastUnterminated, (id) => this.pieceBytes(id), this.path);
+    return decodeBlockRange(record, this.shapeOf(k), (id) => this.pieceBytes(id), this.path);
   }
 
   /** The original journal, in order, one block's bytes at a time (bounded memory). */

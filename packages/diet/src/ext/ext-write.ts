@@ -12,7 +12,7 @@ import type { FileHandle } from "node:fs/promises";
 import { createSha256, writeAll } from "@hankweave-journal/cas";
 import {
   BLOCK_ENTRY_BYTES, BLOCK_TARGET_BYTES, CONTAINER_MAGIC, FORMAT_VERSION, FRAME_ENTRY_BYTES, HEADER_BYTES,
-  PACK_FRAME_TARGET_BYTES, PACK_LEVEL, STREAM_LEVEL,
+  PACK_FRAME_TARGET_BYTES, PACK_LEVEL, PACK_WINDOW_BYTES, STREAM_LEVEL,
   writeBlockEntry, writeFooter, writeFrameEntry,
   type BlockEntry, type FrameEntry,
 } from "./format.js";
@@ -29,6 +29,8 @@ export interface ExtWriteOptions {
   /** The compatible diet's frame size option, taken as the block size when blockTargetBytes is absent. */
   frameTargetBytes?: number;
   packFrameTargetBytes?: number;
+  /** The pack's reference window (default PACK_WINDOW_BYTES; small values are for tests and measurements). */
+  packWindowBytes?: number;
   /** Worker threads for the column pass (0: in this thread). Default: 2 from two blocks on. */
   workers?: number;
   /** Crash-test hook, called after each record or frame written. */
@@ -48,21 +50,49 @@ export interface ExtWriteResult {
   text: { values: number; refs: number; unique: number; uniqueBytes: number };
 }
 
+/**
+ * The pack being written: piece → id, for the pieces inside the reference window only (a piece
+ * whose first byte is more than `window` pool bytes behind the pool's end is forgotten, and stored
+ * again if seen again), so memory and a decoder's cache stay bounded by the window.
+ */
 class Pack implements PieceStore {
-  readonly ids = new Map<string, number>();
+  readonly ids = new Map<string, { id: number; at: number }>();
+  /** The pieces still in the map, oldest first (a queue: `inWindow[head]` is the oldest). */
+  private readonly inWindow: { piece: string; id: number; at: number }[] = [];
+  private head = 0;
   pending: string[] = [];
   pendingBytes = 0;
   firstPending = 0;
   uniqueBytes = 0;
+  nextId = 0;
+  poolBytes = 0;
+
+  /** Frames filled while a block's text was encoded, waiting to be written (in piece order). */
+  readonly full: { raw: Buffer; firstPiece: number; pieces: number }[] = [];
+
+  constructor(private readonly window: number, private readonly frameTarget: number) {}
 
   idOf(piece: string): number {
-    let id = this.ids.get(piece);
-    if (id === undefined) {
-      id = this.ids.size;
-      this.ids.set(piece, id);
-      this.pending.push(piece);
-      this.pendingBytes += piece.length + 1;
-      this.uniqueBytes += piece.length + 1;
+    const known = this.ids.get(piece);
+    if (known !== undefined && this.poolBytes - known.at <= this.window) return known.id;
+    const id = this.nextId++;
+    const e = { id, at: this.poolBytes };
+    this.ids.set(piece, e);
+    this.inWindow.push({ piece, ...e });
+    const bytes = Buffer.byteLength(piece) + 1;
+    this.poolBytes += bytes;
+    this.pending.push(piece);
+    this.pendingBytes += bytes;
+    this.uniqueBytes += bytes;
+    if (this.pendingBytes >= this.frameTarget) this.full.push(this.take());
+    // Forget what left the window.
+    while (this.head < this.inWindow.length && this.poolBytes - this.inWindow[this.head].at > this.window) {
+      const old = this.inWindow[this.head++];
+      if (this.ids.get(old.piece)?.id === old.id) this.ids.delete(old.piece);
+    }
+    if (this.head > 4096 && this.head * 2 > this.inWindow.length) {
+      this.inWindow.splice(0, this.head);
+      this.head = 0;
     }
     return id;
   }
@@ -89,7 +119,7 @@ export async function writeExtContainer(src: FileHandle, size: number, out: File
   const workers = opts.workers ?? (size >= 2 * blockTarget ? 2 : 0);
   const pool = new ColumnPool(workers);
   const sha = createSha256();
-  const pack = new Pack();
+  const pack = new Pack(opts.packWindowBytes ?? PACK_WINDOW_BYTES, frameTarget);
   const blocks: BlockEntry[] = [];
   const frames: FrameEntry[] = [];
   let at = HEADER_BYTES;
@@ -106,8 +136,7 @@ export async function writeExtContainer(src: FileHandle, size: number, out: File
   const res = { lines: 0, events: 0, encoded: 0, values: 0, refs: 0, originalOffset: 0 };
   let lastByte = -1;
 
-  const flushFrame = async () => {
-    const f = pack.take();
+  const flushFrame = async (f: { raw: Buffer; firstPiece: number; pieces: number }) => {
     const z = zstdCompress(f.raw, PACK_LEVEL);
     const off = await append(z);
     frames.push({ fileOffset: off, compressedBytes: z.length, rawBytes: f.raw.length, firstPiece: f.firstPiece, pieces: f.pieces });
@@ -115,8 +144,10 @@ export async function writeExtContainer(src: FileHandle, size: number, out: File
   };
 
   const seal = async (c: ColumnBlock, inputBytes: number) => {
-    const t = textStreams(c.texts, pack);
-    const record = sealBlock(c, t.text, t.textn, STREAM_LEVEL);
+    const t = textStreams(c.texts, pack, c.snapTexts);
+    // The frames this block filled, before its record (a reader finds pieces by the frame table, not by position).
+    for (const f of pack.full.splice(0)) await flushFrame(f);
+    const record = sealBlock(c, t, STREAM_LEVEL);
     const off = await append(record);
     blocks.push({ fileOffset: off, recordBytes: record.length, lines: c.lines, firstLine: res.lines, originalOffset: res.originalOffset, originalBytes: inputBytes });
     res.lines += c.lines;
@@ -126,7 +157,6 @@ export async function writeExtContainer(src: FileHandle, size: number, out: File
     res.values += c.texts.length;
     res.refs += t.refs;
     await hook("ext-block", blocks.length);
-    if (pack.pendingBytes >= frameTarget) await flushFrame();
   };
 
   const inFlight: { p: Promise<ColumnBlock>; bytes: number }[] = [];
@@ -172,7 +202,7 @@ export async function writeExtContainer(src: FileHandle, size: number, out: File
       const next = inFlight.shift() as { p: Promise<ColumnBlock>; bytes: number };
       await seal(await next.p, next.bytes);
     }
-    if (pack.pending.length > 0) await flushFrame();
+    if (pack.pending.length > 0) await flushFrame(pack.take());
   } finally {
     // Let any column pass still running settle before the pool goes away.
     await Promise.allSettled(inFlight.map((x) => x.p));
@@ -197,6 +227,6 @@ export async function writeExtContainer(src: FileHandle, size: number, out: File
     blocks: blocks.length,
     frames: frames.length,
     containerBytes: at,
-    text: { values: res.values, refs: res.refs, unique: pack.ids.size, uniqueBytes: pack.uniqueBytes },
+    text: { values: res.values, refs: res.refs, unique: pack.nextId, uniqueBytes: pack.uniqueBytes },
   };
 }

@@ -13,7 +13,10 @@ export const CONTAINER_MAGIC = 0x44585748;
 export const BLOCK_MAGIC = 0x42585748;
 /** "HWXF": the last 4 bytes of the container. */
 export const FOOTER_MAGIC = 0x46585748;
-export const FORMAT_VERSION = 1;
+/** Version 2 adds the SNAP stream (cursor snapshots); version 1 containers (no SNAP, columns from stream 9) are still read. */
+export const FORMAT_VERSION = 2;
+/** Container versions a reader accepts. */
+export const READ_VERSIONS: readonly number[] = [1, 2];
 /** Header: u32 magic, u32 version. */
 export const HEADER_BYTES = 8;
 /** Footer: u64 packTableOffset, u64 blockTableOffset, u32 nFrames, u32 nBlocks, u32 version, u32 magic. */
@@ -25,8 +28,18 @@ export const FRAME_ENTRY_BYTES = 24;
 
 /** Input bytes per block (a block ends at the first line end at or after this). */
 export const BLOCK_TARGET_BYTES = 8 * 1024 * 1024;
-/** Raw bytes per pack frame (a frame ends after the piece that reaches this). */
-export const PACK_FRAME_TARGET_BYTES = 4 * 1024 * 1024;
+/** Raw bytes per pack frame (a frame ends after the piece that reaches this): a one-line read decodes one frame per piece it needs. */
+export const PACK_FRAME_TARGET_BYTES = 512 * 1024;
+/**
+ * The writer's reference window: a piece is referenced only while it lies within this many pool
+ * bytes of the pool's end; a piece seen again after that is stored again (a new id). So a decoder
+ * needs only the last PACK_WINDOW_BYTES of the pool (plus the block's own new pieces) in memory.
+ */
+export const PACK_WINDOW_BYTES = 24 * 1024 * 1024;
+/** Decoded pack frames a decoder keeps (bytes): the window, one block's new pieces and slack. */
+export const FRAME_CACHE_BYTES = PACK_WINDOW_BYTES + 12 * 1024 * 1024;
+/** A cursor snapshot every this many lines of a block (version 2): a one-line read rebuilds at most this many lines. */
+export const SNAPSHOT_LINES = 128;
 /** A string literal of at least this many characters (escaped form) is text: split into pieces at its escaped newlines. */
 export const TEXT_MIN_CHARS = 32;
 /** A text piece of at least this many characters is stored once in the pack and referenced; shorter ones stay inline. */
@@ -48,8 +61,20 @@ export const STREAM = {
   TS: 6,
   TEXT: 7,
   TEXTN: 8,
+  /** Version 2: cursor snapshots. */
+  SNAP: 9,
 } as const;
-export const FIRST_COLUMN_STREAM = 9;
+/** Where the column streams start: 9 in version 1, 10 (after SNAP) in version 2. */
+export function firstColumnStream(version: number): number {
+  return version >= 2 ? 10 : 9;
+}
+export const FIRST_COLUMN_STREAM = firstColumnStream(FORMAT_VERSION);
+/**
+ * The streams a snapshot holds a position in, in snapshot order, after T and prevRef: VERBATIM,
+ * ID_MS, ID_RAND, TS, TEXT, TEXTN, then every column (ROWS and LINELEN are scanned from the
+ * block's start: they are short decimals).
+ */
+export const SNAPSHOT_STREAMS: readonly number[] = [3, 4, 5, 6, 7, 8];
 
 /** Hole characters in a shape template (never raw in JSON.stringify output, which escapes control characters). */
 export const HOLE = {
@@ -128,7 +153,7 @@ export function readFooter(b: Buffer, fileBytes: number, path?: string): Footer 
     throw extError("EXT_TRUNCATED", "the extended container has no footer (truncated or not an extended diet)", path, { actual: fileBytes });
   }
   const f: Footer = { packTableOffset: u64(b, 0), blockTableOffset: u64(b, 8), frames: b.readUInt32LE(16), blocks: b.readUInt32LE(20), version: b.readUInt32LE(24) };
-  if (f.version !== FORMAT_VERSION) throw extError("EXT_INDEX_INVALID", `unsupported container version ${f.version}`, path);
+  if (!READ_VERSIONS.includes(f.version)) throw extError("EXT_INDEX_INVALID", `unsupported container version ${f.version}`, path);
   if (!(f.packTableOffset >= HEADER_BYTES && f.packTableOffset + f.frames * FRAME_ENTRY_BYTES === f.blockTableOffset
     && f.blockTableOffset + f.blocks * BLOCK_ENTRY_BYTES + FOOTER_BYTES === fileBytes)) {
     throw extError("EXT_INDEX_INVALID", "the container's footer does not add up to the file", path, { actual: f, expected: { fileBytes } });

@@ -20,9 +20,12 @@ const num = (b: Buffer, at: number) => Number(b.readBigUInt64LE(at));
 
 /** Rebuild the original journal from a container and the manifest's `lines`/`endsWithNewline` (line numbers stored verbatim go to `verbatimLines`). */
 export async function independentDecode(c: Buffer, manifest: { ext: { lines: number; endsWithNewline: boolean } }, verbatimLines: number[] = []): Promise<Buffer> {
-  if (c.readUInt32LE(0) !== 0x44585748 || c.readUInt32LE(4) !== 1) throw new Error("header");
+  const version = c.readUInt32LE(4);
+  if (c.readUInt32LE(0) !== 0x44585748 || (version !== 1 && version !== 2)) throw new Error("header");
+  // Version 2: stream 9 is SNAP, columns start at 10.
+  const firstCol = version === 2 ? 10 : 9;
   const f = c.subarray(c.length - 32);
-  if (f.readUInt32LE(28) !== 0x46585748) throw new Error("footer magic");
+  if (f.readUInt32LE(28) !== 0x46585748 || f.readUInt32LE(24) !== version) throw new Error("footer");
   const packTable = num(f, 0);
   const blockTable = num(f, 8);
   const nFrames = f.readUInt32LE(16);
@@ -69,7 +72,16 @@ export async function independentDecode(c: Buffer, manifest: { ext: { lines: num
     const ts = list(streams[6]);
     const text = list(streams[7]);
     const textn = list(streams[8]);
-    const cols = meta.cols.map((_, i) => list(streams[9 + i]));
+    if (S !== firstCol + meta.cols.length) throw new Error("stream count");
+    const cols = meta.cols.map((_, i) => list(streams[firstCol + i]));
+    // Snapshots (version 2): before every 128th line, the deltas of T, prevRef and the byte
+    // positions of VERBATIM, ID_MS, ID_RAND, TS, TEXT, TEXTN and each column.
+    const snap = version === 2 ? list(streams[9]).map(Number) : [];
+    const per = 8 + meta.cols.length;
+    if (version === 2 && snap.length !== Math.floor((lines - 1) / 128) * per) throw new Error("snapshot count");
+    const snapState = new Array<number>(per).fill(0);
+    snapState[1] = -1;
+    const bytesOf = (vals: string[], n: number) => vals.slice(0, n).reduce((a, x) => a + Buffer.byteLength(x) + 1, 0);
     const colPos = cols.map(() => 0);
     let T = 0;
     let v = 0;
@@ -79,6 +91,13 @@ export async function independentDecode(c: Buffer, manifest: { ext: { lines: num
     let iTextN = 0;
     let prev = -1;
     for (let i = 0; i < lines; i++, lineNo++) {
+      if (version === 2 && i > 0 && i % 128 === 0) {
+        const j = i / 128 - 1;
+        for (let v = 0; v < per; v++) snapState[v] += snap[j * per + v];
+        const mine = [T, prev, v, bytesOf(idMs, iId), bytesOf(idRand, iId), bytesOf(ts, iTs), bytesOf(text, iText), bytesOf(textn, iTextN),
+          ...cols.map((col, ci) => bytesOf(col, colPos[ci]))];
+        if (mine.some((x, k) => x !== snapState[k])) throw new Error(`snapshot at line ${lineNo}`);
+      }
       let line: Buffer;
       if (rows[i] === 0) {
         const nl = verbatim.indexOf(10, v);
