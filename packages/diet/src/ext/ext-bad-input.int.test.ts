@@ -114,3 +114,89 @@ describe("extended diet: bad input", () => {
     await expectRefused(exec, "MANIFEST_INVALID");
   });
 });
+
+describe("extended diet: a lying cursor snapshot", () => {
+  // One block of some 400 lines: three snapshots (lines 128, 256, 384).
+  const LONG = finishedJournal(BODIES, "RunCompleted", 400);
+  let one: string;
+  beforeAll(async () => {
+    one = tempExec(LONG);
+    await applyExtDiet(one, { force: true, workers: 0, blockTargetBytes: 1 << 22, packFrameTargetBytes: 4096 });
+  });
+  afterAll(() => rmExec(one));
+
+  /** The container with block `k`'s SNAP stream (stream 9) replaced by `lie(values)`; later offsets moved to fit. */
+  async function withSnap(lie: (values: string[]) => string[]): Promise<string> {
+    const { compress, decompress } = await import("@mongodb-js/zstd");
+    const c = fs.readFileSync(layoutOf(one).dietedJournal);
+    const f = footer(c);
+    const at = Number(c.readBigUInt64LE(f.blockTable));
+    const len = c.readUInt32LE(f.blockTable + 8);
+    const rec = c.subarray(at, at + len);
+    const S = rec.readUInt32LE(4);
+    let pos = 8 + 8 * S;
+    const streams: Buffer[] = [];
+    for (let s = 0; s < S; s++) {
+      streams.push(rec.subarray(pos, pos + rec.readUInt32LE(8 + 8 * s)));
+      pos += rec.readUInt32LE(8 + 8 * s);
+    }
+    const values = Buffer.from(await decompress(streams[9])).toString("utf8").split("\n");
+    values.pop();
+    const raw = Buffer.from(`${lie(values).join("\n")}\n`);
+    streams[9] = Buffer.from(await compress(raw, 9));
+    const headNew = Buffer.from(rec.subarray(0, 8 + 8 * S));
+    headNew.writeUInt32LE(streams[9].length, 8 + 8 * 9);
+    headNew.writeUInt32LE(raw.length, 12 + 8 * 9);
+    const recNew = Buffer.concat([headNew, ...streams]);
+    const shift = recNew.length - len;
+    const tables = Buffer.from(c.subarray(f.packTable, c.length - 32));
+    for (let k = 0; k < f.frames; k++) {
+      const o = Number(tables.readBigUInt64LE(24 * k));
+      if (o > at) tables.writeBigUInt64LE(BigInt(o + shift), 24 * k);
+    }
+    for (let k = 0; k < f.blocks; k++) {
+      const e = 24 * f.frames + 40 * k;
+      const o = Number(tables.readBigUInt64LE(e));
+      if (o > at) tables.writeBigUInt64LE(BigInt(o + shift), e);
+      if (o === at) tables.writeUInt32LE(recNew.length, e + 8);
+    }
+    const foot = Buffer.from(c.subarray(c.length - 32));
+    foot.writeBigUInt64LE(BigInt(f.packTable + shift), 0);
+    foot.writeBigUInt64LE(BigInt(f.blockTable + shift), 8);
+    const exec = tempExec();
+    const l = layoutOf(exec);
+    fs.copyFileSync(layoutOf(one).manifest, l.manifest);
+    fs.writeFileSync(l.dietedJournal, Buffer.concat([c.subarray(0, at), recNew, c.subarray(at + len, f.packTable), tables, foot]));
+    return exec;
+  }
+
+  it("the undamaged one-block diet has snapshots, and an unchanged rewrite still reads back", async () => {
+    let values = 0;
+    const exec = await withSnap((v) => {
+      values = v.length;
+      return v;
+    });
+    // floor((lines − 1) / 128) snapshots of 8 + (the block's columns) values each.
+    const snaps = Math.floor((JSON.parse(fs.readFileSync(layoutOf(exec).manifest, "utf8")).ext.lines - 1) / 128);
+    expect(snaps).toBeGreaterThanOrEqual(3);
+    expect(values % snaps).toBe(0);
+    expect(values / snaps).toBeGreaterThan(8);
+    const r = await openReader(exec);
+    expect((await linesToBytes(r)).equals(LONG)).toBe(true);
+    expect((await r.getLine(300))?.line).toBe(300);
+    await r.close();
+    rmExec(exec);
+  });
+
+  it("a snapshot whose ID position is shifted by one byte: EXT_SNAPSHOT_INVALID from restore, verify, a full read and a one-line read", async () => {
+    const exec = await withSnap((v) => v.map((x, i) => (i === 3 ? String(Number(x) + 1) : x)));
+    const r = await openReader(exec);
+    expect(await codeOf(r.getLine(200))).toBe("EXT_SNAPSHOT_INVALID");
+    await r.close();
+    await expectRefused(exec, "EXT_SNAPSHOT_INVALID");
+  });
+
+  it("a SNAP stream with one value missing: EXT_SNAPSHOT_INVALID", async () => {
+    await expectRefused(await withSnap((v) => v.slice(0, -1)), "EXT_SNAPSHOT_INVALID");
+  });
+});
