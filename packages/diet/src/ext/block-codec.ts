@@ -684,8 +684,9 @@ export function decodeBlockRange(record: Buffer, b: BlockShape, pieceBytes: Piec
   // The start: the nearest snapshot at or before `first` (whole blocks start at line 0).
   const snap = whole || !snapshots ? 0 : Math.min(Math.floor(first / SNAPSHOT_LINES), nSnaps);
   const startLine = snap * SNAPSHOT_LINES;
+  // Lines before `first` are never the block's last: each has its newline.
   let startOffset = 0;
-  for (let i = 0; i < startLine; i++) startOffset += lenOf[i] + nl(i);
+  for (let i = 0; i < first; i++) startOffset += lenOf[i] + 1;
 
   // The streams this range needs.
   let st: (Buffer | null)[];
@@ -755,9 +756,65 @@ export function decodeBlockRange(record: Buffer, b: BlockShape, pieceBytes: Piec
     }
   }
 
-  // The output: lines startLine..last.
+  // Lines startLine..first − 1 only advance the cursors (no bytes built, no pack frame read).
+  const noStream = (what: string) => bad(`line needs the ${what} stream`);
+  for (let i = startLine; i < first; i++) {
+    const shape = shapeOf[i];
+    if (shape === 0) {
+      if (verbatim === null) throw noStream("verbatim");
+      const e = verbatim.indexOf(0x0a, vAt);
+      if (e < 0) throw bad(`verbatim line ${i} does not match its length`);
+      vAt = e + 1;
+      continue;
+    }
+    const kind = meta.kinds[shape - 1];
+    const lc = meta.shapeCols[shape - 1];
+    let ci = 0;
+    for (let h = 0; h < kind.length; h++) {
+      const hole = kind[h];
+      if (hole <= 2) {
+        const c = lc[ci++];
+        const cb = colBuf[c];
+        if (cb === null || cb === undefined) throw noStream(`column ${c}`);
+        const e = valueEnd(cb, colAt[c]);
+        if (e < 0) throw bad(`line ${i} runs out of column ${c}`);
+        colAt[c] = e + 1;
+      } else if (hole === 3) {
+        if (idMs === null || idRand === null) throw noStream("id");
+        const d = readInt(idMs, iAt);
+        iAt = scanEnd;
+        const r = valueEnd(idRand, rndAt);
+        if (r < 0 || !Number.isSafeInteger(d)) throw bad(`line ${i} runs out of ids`);
+        T += d;
+        rndAt = r + 1;
+      } else if (hole === 4) {
+        if (ts === null) throw noStream("timestamp");
+        const e = valueEnd(ts, tsAt);
+        if (e < 0) throw bad(`line ${i} runs out of timestamps`);
+        tsAt = e + 1;
+      } else {
+        if (text === null || textn === null) throw noStream("text");
+        const np = readInt(textn, tnAt);
+        tnAt = scanEnd;
+        if (!(np >= 1)) throw bad(`line ${i} has a bad text value`);
+        for (let j = 0; j < np; j++) {
+          const te = valueEnd(text, tAt);
+          if (te < 0) throw bad(`line ${i} runs out of text pieces`);
+          if (text[tAt] !== 0x27) {
+            const d = readInt(text, tAt);
+            if (!Number.isSafeInteger(d)) throw bad(`line ${i} names a bad piece`);
+            prevRef += 1 + d;
+          }
+          tAt = te + 1;
+        }
+      }
+    }
+  }
+
+  // The output: lines first..last.
   let size = 0;
-  for (let i = startLine; i <= last; i++) size += lenOf[i] + nl(i);
+  for (let i = first; i <= last; i++) size += lenOf[i] + 1;
+  if (last === b.lines - 1 && b.lastUnterminated) size--;
   if (whole && size !== b.originalBytes) throw extError("EXT_INDEX_INVALID", `a block's lines add up to ${size} bytes, its index says ${b.originalBytes}`, path);
   // Its own ArrayBuffer (never the shared pool): worker threads transfer it.
   const out = whole ? Buffer.allocUnsafeSlow(size) : Buffer.allocUnsafe(size);
@@ -766,9 +823,8 @@ export function decodeBlockRange(record: Buffer, b: BlockShape, pieceBytes: Piec
   const ends = new Int32Array(Math.max(0, n));
   const offsets = new Float64Array(Math.max(0, n));
   let o = 0;
-  const noStream = (what: string) => bad(`line needs the ${what} stream`);
   try {
-    for (let i = startLine; i <= last; i++) {
+    for (let i = first; i <= last; i++) {
       if (whole && i > 0 && i % SNAPSHOT_LINES === 0 && snapVals !== null) {
         const v = (i / SNAPSHOT_LINES - 1) * perSnap;
         let ok = snapVals[v] === T && snapVals[v + 1] === prevRef && snapVals[v + 2] === vAt && snapVals[v + 3] === iAt
