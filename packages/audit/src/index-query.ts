@@ -10,8 +10,13 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { workerEntryOf } from "@hankweave-journal/cas";
 import { sqlite } from "./sqlite.js";
-import { JournalError, type ErrorCode, resolveExec, type ExecRef } from "@hankweave-journal/core";
-import { prepareQuery, stepError, tooManyRows } from "./query-statement.js";
+import { JournalError, resolveExec, type ExecRef } from "@hankweave-journal/core";
+import { QueryFailure, prepareQuery, stepFailure, tooManyRows, type QueryFailureData } from "./query-rules.js";
+
+/** The JournalError of a query failure (from this process or the child). */
+function coded(f: QueryFailureData): JournalError {
+  return new JournalError(f.code, f.message, f.details, { hint: f.hint });
+}
 import type { QueryMessage, QueryRequest } from "./query.worker.js";
 
 /** Columns and rows (arrays, in column order) of a query. */
@@ -106,6 +111,7 @@ export async function streamQuery(
   const maxRows = limits.maxRows ?? QUERY_MAX_ROWS;
   const timeoutMs = limits.timeoutMs ?? QUERY_TIMEOUT_MS;
   const maxMemoryMb = limits.maxMemoryMb ?? QUERY_MAX_MEMORY_MB;
+  sqlite(); // NATIVE_MODULE_UNAVAILABLE here, before a child that would only die of it
   const started = Date.now();
   let child: ChildProcess;
   try {
@@ -145,15 +151,14 @@ export async function streamQuery(
       else if (m.k === "rows") {
         for (const row of m.rows) {
           if (settled) return;
-          if (n >= maxRows) throw tooManyRows(maxRows, path, sql);
+          if (n >= maxRows) throw coded(tooManyRows(maxRows, path, sql).data);
           n += 1;
           await onRow(asBuffers(row));
         }
         if (!settled && child.connected) child.send({ k: "more" });
       } else if (m.k === "done") finish(undefined, n);
       else {
-        const { code, message, details, hint } = m.error;
-        finish(new JournalError(code as ErrorCode, message, details, { hint }));
+        finish(coded(m.error));
       }
     };
     child.on("message", (m: QueryMessage) => {
@@ -192,7 +197,12 @@ export function queryIndex(exec: ExecRef, sql: string, params: unknown[] = [], l
   const maxRows = limits.maxRows ?? QUERY_MAX_ROWS;
   const db = new (sqlite())(path, { readonly: true, fileMustExist: true });
   try {
-    const stmt = prepareQuery(db, sql, path);
+    let stmt: ReturnType<typeof prepareQuery>;
+    try {
+      stmt = prepareQuery(db, sql, path);
+    } catch (e) {
+      throw e instanceof QueryFailure ? coded(e.data) : e;
+    }
     const columns = stmt.columns().map((c) => c.name);
     const rows: unknown[][] = [];
     try {
@@ -201,7 +211,7 @@ export function queryIndex(exec: ExecRef, sql: string, params: unknown[] = [], l
         rows.push(row);
       }
     } catch (e) {
-      throw stepError(e, path, sql);
+      throw coded(stepFailure(e, path, sql).data);
     }
     return { columns, rows };
   } finally {
