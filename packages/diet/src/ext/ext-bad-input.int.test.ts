@@ -200,3 +200,76 @@ describe("extended diet: a lying cursor snapshot", () => {
     await expectRefused(await withSnap((v) => v.slice(0, -1)), "EXT_SNAPSHOT_INVALID");
   });
 });
+
+describe("extended diet: a version-1 container (before cursor snapshots) is still read", () => {
+  it("the same journal written as format 1 (no SNAP stream, columns from stream 9) reads, verifies and restores byte for byte", async () => {
+    const LONG = finishedJournal(BODIES, "RunCompleted", 300);
+    const src = tempExec(LONG);
+    await applyExtDiet(src, { force: true, workers: 0, blockTargetBytes: 8192, packFrameTargetBytes: 2048 });
+    const c = fs.readFileSync(layoutOf(src).dietedJournal);
+    const f = footer(c);
+    // Every record and frame in file order; records lose stream 9 (SNAP).
+    const items: { table: number; at: number; len: number; record: boolean }[] = [];
+    for (let k = 0; k < f.frames; k++) {
+      const e = f.packTable + 24 * k;
+      items.push({ table: e, at: Number(c.readBigUInt64LE(e)), len: c.readUInt32LE(e + 8), record: false });
+    }
+    for (let k = 0; k < f.blocks; k++) {
+      const e = f.blockTable + 40 * k;
+      items.push({ table: e, at: Number(c.readBigUInt64LE(e)), len: c.readUInt32LE(e + 8), record: true });
+    }
+    items.sort((a, b) => a.at - b.at);
+    const parts: Buffer[] = [Buffer.from(c.subarray(0, 8))];
+    parts[0].writeUInt32LE(1, 4);
+    const tables = Buffer.from(c.subarray(f.packTable, c.length - 32));
+    let at = 8;
+    for (const it of items) {
+      let bytes = c.subarray(it.at, it.at + it.len);
+      if (it.record) {
+        const S = bytes.readUInt32LE(4);
+        const sizes = Array.from({ length: S }, (_, s) => bytes.readUInt32LE(8 + 8 * s));
+        let pos = 8 + 8 * S;
+        const streams = sizes.map((z) => bytes.subarray(pos, (pos += z)));
+        const head = Buffer.alloc(8 + 8 * (S - 1));
+        head.writeUInt32LE(bytes.readUInt32LE(0), 0);
+        head.writeUInt32LE(S - 1, 4);
+        const keep = [...Array(S).keys()].filter((s) => s !== 9);
+        keep.forEach((s, i) => {
+          head.writeUInt32LE(bytes.readUInt32LE(8 + 8 * s), 8 + 8 * i);
+          head.writeUInt32LE(bytes.readUInt32LE(12 + 8 * s), 12 + 8 * i);
+        });
+        bytes = Buffer.concat([head, ...keep.map((s) => streams[s])]);
+      }
+      const t = it.table - f.packTable;
+      tables.writeBigUInt64LE(BigInt(at), t);
+      tables.writeUInt32LE(bytes.length, t + 8);
+      parts.push(bytes);
+      at += bytes.length;
+    }
+    const foot = Buffer.from(c.subarray(c.length - 32));
+    foot.writeBigUInt64LE(BigInt(at), 0);
+    foot.writeBigUInt64LE(BigInt(at + 24 * f.frames), 8);
+    foot.writeUInt32LE(1, 24);
+    const exec = tempExec();
+    const l = layoutOf(exec);
+    const m = JSON.parse(fs.readFileSync(layoutOf(src).manifest, "utf8"));
+    m.ext.version = 1;
+    fs.writeFileSync(l.manifest, JSON.stringify(m));
+    fs.writeFileSync(l.dietedJournal, Buffer.concat([...parts, tables, foot]));
+    rmExec(src);
+    expect(fs.readFileSync(l.dietedJournal).readUInt32LE(4)).toBe(1);
+    const r = await openReader(exec);
+    expect((await linesToBytes(r)).equals(LONG)).toBe(true);
+    const lines = LONG.toString("utf8").split("\n");
+    for (const n of [0, 150, 299]) {
+      const got: string[] = [];
+      for await (const raw of r.lines({ fromLine: n, toLine: n + 1 })) got.push(raw.bytes.toString("utf8"));
+      expect(got).toEqual(lines.slice(n, n + 2));
+    }
+    await r.close();
+    expect((await verifyDiet(exec)).originalBytes).toBe(LONG.length);
+    expect((await restoreJournal(exec)).status).toBe("restored");
+    expect(fs.readFileSync(l.journal).equals(LONG)).toBe(true);
+    rmExec(exec);
+  });
+});
