@@ -120,11 +120,16 @@ describe("runBatch", () => {
     expect(v["fin-1"]).toEqual(["ok", null]);
   });
 
-  it("filters by the newest run's status before doing anything", async () => {
+  it("filters by the newest run's status before doing anything, and starts nothing once interrupted", async () => {
     const root = path.join(tmp, "filtered");
     fs.cpSync(path.join(FIX, "ok-finished-run"), path.join(root, "done"), { recursive: true });
     fs.cpSync(path.join(FIX, "running-run"), path.join(root, "running"), { recursive: true });
     expect(await collect(runBatch(root, "verify", { filter: { status: ["running"] } }))).toEqual({ running: ["ok", null] });
     expect(await collect(runBatch(root, "diet", { filter: { finishedBeforeMs: Date.parse("2020-01-01") } }))).toEqual({});
+    // Interrupted before it starts (Ctrl-C): nothing is started, nothing changes.
+    const stop = new AbortController();
+    stop.abort();
+    expect(await collect(runBatch(root, "diet", { signal: stop.signal }))).toEqual({});
+    expect(fs.existsSync(layoutOf(path.join(root, "done")).journal)).toBe(true);
   });
 });
