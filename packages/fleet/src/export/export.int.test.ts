@@ -52,7 +52,7 @@ if (!fs.existsSync(CONF) || conformanceNames().length === 0) {
     let expected: string[];
 
     beforeAll(async () => {
-      fleet = await buildFleet({ gen: [3, 4], genBytes: 400_000, diet: true });
+      fleet = await buildFleet({ gen: [3, 4], genBytes: 150_000, diet: true });
       work = tempDir("hw-fexport-out-");
       parquet = path.join(work, "pq");
       expected = await foldAnswers(fleet);
