@@ -98,6 +98,22 @@ describe("runtime.lock", () => {
     expect(existsSync(layoutOf(exec).lock)).toBe(false);
   });
 
+  it("an offline claim never shows an empty lock: it is written under a temp name and linked into place, no temp left", async () => {
+    const exec = freshExec();
+    const l = layoutOf(exec);
+    // A temp left by a claimant killed before its link() neither blocks the claim nor becomes the lock.
+    writeFileSync(`${l.lock}.tmp-killed-claimant`, "");
+    const claimed = await claimLockForOfflineTool(exec);
+    const text = readFileSync(l.lock, "utf8");
+    expect(JSON.parse(text).lockId).toBe(claimed.lockId);
+    expect(readdirSync(l.hankweave).filter((n) => n.startsWith("runtime.lock.tmp-") && n !== "runtime.lock.tmp-killed-claimant")).toEqual([]);
+    // A second claimant loses at link() (EEXIST): the held lock is byte-identical and its temp is gone.
+    await expect(claimLockForOfflineTool(exec)).rejects.toMatchObject({ code: "LOCK_HELD" });
+    expect(readFileSync(l.lock, "utf8")).toBe(text);
+    expect(readdirSync(l.hankweave).filter((n) => n.startsWith("runtime.lock.tmp-") && n !== "runtime.lock.tmp-killed-claimant")).toEqual([]);
+    await claimed.release();
+  });
+
   it("a claim sweeps lock temps abandoned for over 120 s, never a fresh one, a directory or its own", async () => {
     for (const claim of [acquireLock, claimLockForOfflineTool]) {
       const exec = freshExec();

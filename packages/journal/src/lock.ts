@@ -241,30 +241,82 @@ export async function acquireLock(exec: ExecRef, opts: AcquireOptions = {}): Pro
 }
 
 /**
+ * Create runtime.lock only if it is absent, and never as an empty or partial file: the lock is
+ * written and fsynced under its temp name, then link()ed into place (EEXIST: someone holds a lock,
+ * false), then the temp is removed. A SIGKILL at any point leaves either no lock (and at most a
+ * temp that `sweepStaleLockTemps` removes later) or a complete one. The old create-then-write
+ * (O_EXCL) left an empty runtime.lock when killed between the two, and every later offline tool
+ * refused it (LOCK_INVALID). Where hard links are unsupported it falls back to O_EXCL + write.
+ *
+ * @returns true when our lock is in place, false when one already existed.
+ */
+async function createLockByLink(l: ExecLayout, info: LockInfo): Promise<boolean> {
+  const tmp = l.lockTmpFor(info.lockId as string);
+  const text = serializeLock(info);
+  const fh = await fsp.open(tmp, "wx").catch((e: unknown) => { throw ioError(e, tmp); });
+  try {
+    await fh.writeFile(text);
+    await fh.sync();
+  } catch (e) {
+    await fh.close().catch(() => undefined);
+    await removeQuietly(tmp);
+    throw ioError(e, tmp);
+  }
+  await fh.close();
+  try {
+    await fsp.link(tmp, l.lock);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") {
+      await removeQuietly(tmp);
+      return false;
+    }
+    if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EOPNOTSUPP" && code !== "EXDEV") {
+      await removeQuietly(tmp);
+      throw ioError(e, l.lock);
+    }
+    await removeQuietly(tmp);
+    return createLockExclusive(l, text);
+  }
+  await removeQuietly(tmp);
+  await fsyncDir(l.hankweave);
+  return true;
+}
+
+/** The fallback of `createLockByLink` on file systems without hard links: O_EXCL, write, fsync. */
+async function createLockExclusive(l: ExecLayout, text: string): Promise<boolean> {
+  let fh: fsp.FileHandle;
+  try {
+    fh = await fsp.open(l.lock, "wx");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw ioError(e, l.lock);
+  }
+  try {
+    await fh.writeFile(text);
+    await fh.sync();
+  } catch (e) {
+    // We created it: an empty or partial lock left by a full disk would block every offline tool.
+    await removeQuietly(l.lock);
+    throw ioError(e, l.lock);
+  } finally {
+    await fh.close();
+  }
+  await fsyncDir(l.hankweave);
+  return true;
+}
+
+/**
  * Claim the lock for an offline tool that modifies a journal (diet, repair): create-if-absent
- * (O_EXCL), replace only a provably stale lock, refuse anything else (LOCK_HELD / LOCK_INVALID).
+ * (written under a temp name, then link()ed: never an empty lock), replace only a provably stale lock, refuse anything else (LOCK_HELD / LOCK_INVALID).
  */
 export async function claimLockForOfflineTool(exec: ExecRef, opts: AcquireOptions = {}): Promise<LockHandle> {
   const now = opts.now ?? Date.now;
   const l = resolveExec(exec);
   const info = freshInfo(opts, now);
-  try {
-    const fh = await fsp.open(l.lock, "wx");
-    try {
-      await fh.writeFile(serializeLock(info));
-      await fh.sync();
-    } catch (e) {
-      // We created it: an empty or partial lock left by a full disk would block every offline tool.
-      await removeQuietly(l.lock);
-      throw e;
-    } finally {
-      await fh.close();
-    }
-    await fsyncDir(l.hankweave);
+  if (await createLockByLink(l, info)) {
     await sweepStaleLockTemps(l, info.lockId as string);
     return makeHandle(l, info, now);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw ioError(e, l.lock);
   }
   const insp = await inspectLock(l, now);
   if (insp.state !== "stale" && insp.state !== "absent") throw heldError(l, insp);

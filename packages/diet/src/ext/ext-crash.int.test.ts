@@ -46,14 +46,6 @@ async function calibrate(op: "diet" | "restore", prepare: (exec: string) => Prom
   }
 }
 
-/** Refusals because an earlier kill left an empty runtime.lock (see the loop). */
-let emptyLocks = 0;
-
-function emptyLockRefusal(exec: string, stderr: string): boolean {
-  const lock = layoutOf(exec).lock;
-  return stderr.includes("LOCK_INVALID") && fs.existsSync(lock) && fs.statSync(lock).size === 0;
-}
-
 async function crashLoop(op: "diet" | "restore", prepare: (exec: string) => Promise<void>, check: (exec: string) => Promise<void>) {
   const { hooks, ms } = await calibrate(op, prepare);
   expect(hooks).toBeGreaterThan(10);
@@ -71,14 +63,7 @@ async function crashLoop(op: "diet" | "restore", prepare: (exec: string) => Prom
         const plan: KillPlan = byHook ? {} : { afterReadyMs: Math.floor(Math.random() * ms) };
         const r = await runCrashChild(child, [op, exec, String(byHook ? Math.floor(Math.random() * hooks) : -1)], plan);
         if (r.killed) kills++;
-        else if (r.code !== 0 && emptyLockRefusal(exec, r.stderr)) {
-          // Known defect outside the diet (packages/journal/src/lock.ts, claimLockForOfflineTool
-          // creates runtime.lock with O_EXCL and writes it afterwards): a kill in between leaves
-          // an empty lock, and every later offline tool refuses with LOCK_INVALID. Nothing is
-          // lost (checked below); the lock is removed as its hint tells a user to, and counted.
-          emptyLocks++;
-          fs.rmSync(layoutOf(exec).lock);
-        } else expect(r.code, r.stderr).toBe(0);
+        else expect(r.code, r.stderr).toBe(0);
         await check(exec);
       }
     } finally {
@@ -109,7 +94,6 @@ describe("extended diet: crash safety under SIGKILL", () => {
       outcomes.dieted++;
     });
     expect(res.kills).toBeGreaterThanOrEqual(KILLS_REQUIRED);
-    if (emptyLocks > 0) console.warn(`extended diet crash test: ${emptyLocks} kill(s) left an empty runtime.lock (LOCK_INVALID; lock.ts defect)`);
     expect(outcomes.original).toBeGreaterThan(0);
     expect(outcomes.dieted).toBeGreaterThan(0);
   }, 150_000);
