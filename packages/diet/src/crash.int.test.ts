@@ -30,7 +30,7 @@ let CHILD = "";
 beforeAll(async () => {
   // Bundled once (a plain `node` start per spawn), with the worker modules the child starts beside it.
   CHILD = await bundleCrashChild(path.join(HERE, "crash-child.ts"), "diet-crash-child", {
-    workers: [path.join(REPO, "packages/cas/src/zstd.worker.ts"), path.join(HERE, "restore.worker.ts"), path.join(HERE, "one-frame-decode.worker.ts")],
+    workers: [path.join(REPO, "packages/cas/src/zstd.worker.ts"), path.join(HERE, "restore.worker.ts")],
   });
 }, 60_000);
 

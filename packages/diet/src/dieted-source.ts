@@ -376,16 +376,6 @@ export class DietedSource {
     }
   }
 
-  /**
-   * The parts of block `k` of the one-frame journal from its decoded pointer bytes `data`
-   * (exactly `pointerBytes` long; decoded by the restore's decoder thread): bodies read and
-   * verified, lines checked against the manifest, as `originalParts` yields them.
-   */
-  async blockParts(k: number, data: Buffer): Promise<Buffer[]> {
-    const prepared = await this.prepareBlock(k, data);
-    return prepared.lines === null ? [prepared.data] : this.spliceFrame(k, prepared);
-  }
-
   /** Decompress frame `k`; when it has rewritten lines, split it and read its bodies. */
   private async prepareFrame(k: number): Promise<PreparedFrame> {
     return this.prepareBlock(k, await this.framePointerBytes(k));

@@ -135,28 +135,6 @@ describe("restore fast path (worker threads)", () => {
     expect(fs.existsSync(l.restoreTmp)).toBe(false);
   });
 
-  it("one-frame (compatible) diet: a decoder thread feeds the blocks, byte for byte; a truncated stream falls back to the in-thread path, ZSTD_CORRUPT, nothing published", async () => {
-    const original = Buffer.concat([finishedJournal(bodiesFor(12), "RunCompleted", 60), Buffer.from('{"torn":')]);
-    const exec = await dietBytes(original, { frameTargetBytes: 3000, kind: "compatible" });
-    made.push(exec);
-    const l = layoutOf(exec);
-    const manifest = await readManifest(l);
-    expect(manifest.framing).toBe("one-frame");
-    const stats = {} as PipelineStats;
-    expect((await withSource(exec, (src) => piecesOf(src, 1, stats))).equals(original)).toBe(true);
-    expect(stats).toMatchObject({ workers: 1, fastFrames: manifest.frames!.length, fallbackFrom: null });
-    expect(manifest.frames!.length).toBeGreaterThan(5);
-    const zst = fs.readFileSync(l.dietedJournal);
-    fs.writeFileSync(l.dietedJournal, zst.subarray(0, Math.floor(zst.length * 0.6)));
-    const cut = {} as PipelineStats;
-    expect(await codeOf(withSource(exec, (src) => piecesOf(src, 1, cut)))).toBe("ZSTD_CORRUPT");
-    expect(cut.fallbackFrom).not.toBeNull();
-    expect(cut.fastFrames).toBe(cut.fallbackFrom);
-    expect(await codeOf(restoreJournal(exec, { workers: 1 }))).toBe("ZSTD_CORRUPT");
-    expect(fs.existsSync(l.journal)).toBe(false);
-    expect(fs.existsSync(l.restoreTmp)).toBe(false);
-  });
-
   it("a manifest length that lies is left to the in-thread path: MANIFEST_MISMATCH, nothing published", async () => {
     const { exec, frame } = await dietWithLyingLineLength(finishedJournal(bodiesFor(5), "RunCompleted", 3));
     made.push(exec);

@@ -26,7 +26,6 @@ import type { DietedSource } from "./dieted-source.js";
 import { WASM_ESCAPE_MAX_BYTES } from "./json-escape-wasm.js";
 import { BODY_CACHE_BYTES } from "./body-cache.js";
 import type { RestoreWorkerData, RestoreWorkerMessage } from "./restore.worker.js";
-import type { OneFrameDecodeData, OneFrameDecodeMessage } from "./one-frame-decode.worker.js";
 
 /** Bytes of one output buffer (a frame's output takes one buffer or more; every frame starts a new one). */
 export const RING_SLOT_BYTES = 4 * 1024 * 1024;
@@ -109,13 +108,6 @@ export async function* originalPieces(
   const frames = src.manifest.frames;
   if (stats) Object.assign(stats, { workers: 0, fastFrames: 0, fallbackFrom: null, fallbackReason: null, bodiesRead: 0 });
   let from = 0;
-  if (workers >= 1 && src.oneFrame && frames !== undefined && frames.length > 0) {
-    const biggest = frames.reduce((n, f) => Math.max(n, f.pointerBytes ?? 0), 0);
-    if (biggest <= ONE_FRAME_BLOCK_MAX_BYTES) {
-      from = yield* oneFramePieces(src, biggest, stats);
-      if (from < 0) return;
-    }
-  }
   if (workers >= 1 && table !== null && frames !== undefined && frames.length > 0) {
     // The workers walk every frame's rewritten list: check them all first (MANIFEST_INVALID).
     for (let k = 0; k < frames.length; k++) src.checkFrame(k);
@@ -163,98 +155,6 @@ export async function* originalPieces(
   }
   if (frames !== undefined && from >= frames.length && table !== null) return;
   for await (const parts of src.originalParts(from)) yield { parts, release: null };
-}
-
-/** Buffers of the one-frame decoder thread in flight (one written, one hashed, one prepared ahead, one decoding, spare). */
-export const ONE_FRAME_SLOTS = 6;
-/** Blocks larger than this (a huge line) leave the one-frame journal to the in-thread path (the buffers keep their peak). */
-const ONE_FRAME_BLOCK_MAX_BYTES = 32 * 1024 * 1024;
-
-/**
- * Our one-frame pointer journal with the decode on a worker thread (`one-frame-decode.worker`):
- * the caller's thread reads the bodies of block k+1 (threadpool) and splices, hashes and writes
- * block k while the worker decodes the blocks after it. Returns -1 when it yielded every block
- * and the stream ended there, else the first block it did not yield: on any worker failure the
- * caller rebuilds from there in its own thread, which throws the stable code or yields the same bytes.
- */
-async function* oneFramePieces(src: DietedSource, slotBytes: number, stats?: PipelineStats): AsyncGenerator<OriginalPiece, number> {
-  const frames = src.manifest.frames!;
-  assertZstdNative(); // the worker loads the same binding
-  const workerData: OneFrameDecodeData = {
-    fd: src.descriptor,
-    fileSize: src.zstBytes,
-    path: src.layout.dietedJournal,
-    sizes: frames.map((f) => f.pointerBytes!),
-    slots: ONE_FRAME_SLOTS,
-    slotBytes: Math.max(1, slotBytes),
-  };
-  let worker: Worker;
-  try {
-    worker = startWorker(new URL("./one-frame-decode.worker.js", import.meta.url), { execArgv: [], workerData });
-  } catch (e) {
-    throw new JournalError("WORKER_FAILED", `the restore worker could not start: ${(e as Error).message}`, { exec: src.layout.exec });
-  }
-  if (stats) stats.workers = 1;
-  const queue: OneFrameDecodeMessage[] = [];
-  let wake: (() => void) | null = null;
-  const push = (m: OneFrameDecodeMessage): void => {
-    queue.push(m);
-    const w = wake;
-    wake = null;
-    w?.();
-  };
-  worker.on("message", push);
-  worker.on("error", (e) => push({ k: -1, fallback: `worker error: ${e.message}` }));
-  worker.on("exit", (code) => push({ k: -1, fallback: `worker exited (${code})` }));
-  const nextMessage = async (): Promise<OneFrameDecodeMessage> => {
-    while (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve));
-    return queue.shift()!;
-  };
-  type Prepared = { piece: OriginalPiece } | { fallback: string; k: number };
-  const prepare = async (k: number): Promise<Prepared> => {
-    const m = await nextMessage();
-    if (m.fallback !== undefined || m.done || m.k !== k || m.buf === undefined) {
-      return { fallback: m.fallback ?? `worker message for block ${m.k} while waiting for ${k}`, k };
-    }
-    const buf = m.buf;
-    let released = false;
-    const release = (): void => {
-      if (released) return;
-      released = true;
-      worker.postMessage(buf, [buf]);
-    };
-    try {
-      return { piece: { parts: await src.blockParts(k, Buffer.from(buf, 0, m.len!)), release } };
-    } catch (e) {
-      release();
-      throw e;
-    }
-  };
-  try {
-    let next: Promise<Prepared> = prepare(0);
-    for (let k = 0; k < frames.length; k++) {
-      const p = await next;
-      if ("fallback" in p) {
-        if (stats) Object.assign(stats, { fallbackFrom: k, fallbackReason: p.fallback });
-        return k;
-      }
-      if (k + 1 < frames.length) {
-        next = prepare(k + 1);
-        next.catch(() => undefined);
-      }
-      yield p.piece;
-      if (stats) stats.fastFrames++;
-    }
-    const end = await nextMessage();
-    if (!end.done) {
-      // The stream does not end where the index says: the in-thread path throws ZSTD_CORRUPT.
-      if (stats) Object.assign(stats, { fallbackFrom: frames.length, fallbackReason: end.fallback ?? "no end" });
-      return frames.length;
-    }
-    return -1;
-  } finally {
-    await worker.terminate();
-  }
 }
 
 function startLanes(src: DietedSource, n: number, sizes: PipelineSizes): Lane[] {
