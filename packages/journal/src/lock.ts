@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import * as fsp from "node:fs/promises";
 import { JournalError, LOCK_TMP_PREFIX, joinPath, resolveExec, type ExecRef, type ExecLayout } from "@hankweave-journal/core";
-import { fsyncDir, ioError, removeQuietly, writeFileDurable } from "./durable-file.js";
+import { createTemp, fsyncDir, ioError, removeQuietly, writeFileDurable } from "./durable-file.js";
 import { statOrUndefined } from "./fs-checks.js";
 
 export const LOCK_HEARTBEAT_MS = 30_000;
@@ -253,7 +253,7 @@ export async function acquireLock(exec: ExecRef, opts: AcquireOptions = {}): Pro
 async function createLockByLink(l: ExecLayout, info: LockInfo): Promise<boolean> {
   const tmp = l.lockTmpFor(info.lockId as string);
   const text = serializeLock(info);
-  const fh = await fsp.open(tmp, "wx").catch((e: unknown) => { throw ioError(e, tmp); });
+  const fh = await createTemp(tmp);
   try {
     await fh.writeFile(text);
     await fh.sync();
@@ -266,22 +266,19 @@ async function createLockByLink(l: ExecLayout, info: LockInfo): Promise<boolean>
   try {
     await fsp.link(tmp, l.lock);
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === "EEXIST") {
-      await removeQuietly(tmp);
-      return false;
-    }
-    if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EOPNOTSUPP" && code !== "EXDEV") {
-      await removeQuietly(tmp);
-      throw ioError(e, l.lock);
-    }
+    const code = (e as NodeJS.ErrnoException).code ?? "";
+    if (code === "EEXIST") return false;
+    if (!LINK_UNSUPPORTED.includes(code)) throw ioError(e, l.lock);
+    return await createLockExclusive(l, text);
+  } finally {
     await removeQuietly(tmp);
-    return createLockExclusive(l, text);
   }
-  await removeQuietly(tmp);
   await fsyncDir(l.hankweave);
   return true;
 }
+
+/** link(2) errors of file systems without hard links, where the claim falls back to O_EXCL. */
+const LINK_UNSUPPORTED = ["EPERM", "ENOTSUP", "EOPNOTSUPP", "EXDEV"];
 
 /** The fallback of `createLockByLink` on file systems without hard links: O_EXCL, write, fsync. */
 async function createLockExclusive(l: ExecLayout, text: string): Promise<boolean> {
