@@ -9,7 +9,7 @@
  * leaves the intact original or a complete verified diet.
  */
 import * as fsp from "node:fs/promises";
-import { JournalError, layoutOf, type ExecLayout } from "@hankweave-journal/core";
+import { JournalError, resolveExec, type ExecLayout, type ExecRef } from "@hankweave-journal/core";
 import { availableParallelism } from "node:os";
 import {
   JOURNAL_ZSTD_LEVEL, OneFrameWriter, SeekableWriter, ZstdPool, putBlob, sweepCasTemps, syncBlobs,
@@ -110,17 +110,17 @@ function runOk(s: LastRunStatus): boolean {
   return s === "completed" || s === "failed";
 }
 
-function refuseRun(exec: string, s: LastRunStatus): JournalError {
-  return new JournalError("RUN_NOT_FINISHED", `the last run of ${exec} is ${s === "none" ? "absent" : s}, not completed or failed`, {
-    path: layoutOf(exec).journal,
+function refuseRun(layout: ExecLayout, s: LastRunStatus): JournalError {
+  return new JournalError("RUN_NOT_FINISHED", `the last run of ${layout.exec} is ${s === "none" ? "absent" : s}, not completed or failed`, {
+    path: layout.journal,
     actual: s,
     expected: ["completed", "failed"],
   }, { hint: "let the run finish, or pass --force to diet anyway (the lock is still required)" });
 }
 
-async function requirePlain(exec: string): Promise<ExecLayout> {
-  const layout = layoutOf(exec);
-  const presence = await journalPresence(exec);
+async function requirePlain(layout: ExecLayout): Promise<void> {
+  const exec = layout.exec;
+  const presence = await journalPresence(layout);
   if (presence.kind === "half") {
     throw new JournalError("HALF_PAIR", `only ${presence.present === "zst" ? "events.jsonl.zst" : "journal.meta.json"} of the dieted pair exists`, { path: layout.eventsDir });
   }
@@ -130,7 +130,6 @@ async function requirePlain(exec: string): Promise<ExecLayout> {
   if (presence.kind === "dieted") {
     throw new JournalError("ALREADY_DIETED", `${exec} is already dieted`, { path: layout.dietedJournal });
   }
-  return layout;
 }
 
 /**
@@ -138,10 +137,11 @@ async function requirePlain(exec: string): Promise<ExecLayout> {
  *
  * @example const plan = await planDiet("/runs/x"); plan.bodies.moved
  */
-export async function planDiet(exec: string, opts: DietOptions = {}): Promise<DietPlan> {
+export async function planDiet(exec: ExecRef, opts: DietOptions = {}): Promise<DietPlan> {
+  const layout = resolveExec(exec);
   const kind = opts.kind ?? DEFAULT_DIET_KIND;
-  if (kind === "extended") return planExtDiet(exec, opts);
-  const layout = await requirePlain(exec);
+  if (kind === "extended") return planExtDiet(layout, opts);
+  await requirePlain(layout);
   const fh = await openRegularForRead(layout.journal);
   try {
     const size = (await fh.stat()).size;
@@ -153,7 +153,7 @@ export async function planDiet(exec: string, opts: DietOptions = {}): Promise<Di
       },
     });
     return {
-      exec,
+      exec: layout.exec,
       kind,
       dietVersion: manifestFieldsOf(kind).dietVersion,
       lastRun,
@@ -189,22 +189,23 @@ async function storedSizes(layout: ExecLayout, shas: Iterable<string>, zst: numb
  *
  * @example const r = await applyDiet("/runs/x"); r.stored.totalBytes
  */
-export async function applyDiet(exec: string, opts: DietOptions = {}): Promise<DietResult> {
+export async function applyDiet(exec: ExecRef, opts: DietOptions = {}): Promise<DietResult> {
+  const layout = resolveExec(exec);
   const kind = opts.kind ?? DEFAULT_DIET_KIND;
-  if (kind === "extended") return applyExtDiet(exec, opts);
+  if (kind === "extended") return applyExtDiet(layout, opts);
   const hook: DietHook = opts.hook ?? (() => undefined);
-  const presence = await journalPresence(exec);
-  if (presence.kind === "dieted") return alreadyDieted(exec);
-  const layout = await requirePlain(exec);
-  const lock = await claimLockForOfflineTool(exec, { now: opts.now });
+  const presence = await journalPresence(layout);
+  if (presence.kind === "dieted") return alreadyDieted(layout);
+  await requirePlain(layout);
+  const lock = await claimLockForOfflineTool(layout, { now: opts.now });
   let fh: import("node:fs/promises").FileHandle | undefined;
   let published = false;
   try {
     fh = await openRegularForRead(layout.journal);
     const before = await fh.stat();
     const lastRun = await lastRunStatus(fh, before.size);
-    if (!runOk(lastRun) && !opts.force) throw refuseRun(exec, lastRun);
-    const sidecar = await readSidecarStatus(exec, before.size);
+    if (!runOk(lastRun) && !opts.force) throw refuseRun(layout, lastRun);
+    const sidecar = await readSidecarStatus(layout, before.size);
     const trusted = sidecar.status === "ok" ? sidecar.sidecar : undefined;
     // Refuse up front what would fail after the pair is published and events.jsonl deleted (a
     // directory at events.meta.json) or half-way (a directory at a temp name): a diet either
@@ -316,7 +317,7 @@ export async function applyDiet(exec: string, opts: DietOptions = {}): Promise<D
       closeJournal: async () => { await fh?.close(); fh = undefined; },
     });
     return {
-      exec,
+      exec: layout.exec,
       status: "dieted",
       kind,
       dietVersion: manifest.dietVersion,
@@ -341,9 +342,8 @@ export async function applyDiet(exec: string, opts: DietOptions = {}): Promise<D
 }
 
 /** The idempotent path: re-verify an existing diet and report it. */
-async function alreadyDieted(exec: string): Promise<DietResult> {
-  const layout = layoutOf(exec);
-  if (isExtDiet(layout)) return extAlreadyDieted(exec);
+async function alreadyDieted(layout: ExecLayout): Promise<DietResult> {
+  if (isExtDiet(layout)) return extAlreadyDieted(layout);
   const v = await verifyDiet(layout);
   const shas = new Set<string>();
   const src = await DietedSource.open(layout, v.manifest);
@@ -355,7 +355,7 @@ async function alreadyDieted(exec: string): Promise<DietResult> {
     await src.close();
   }
   return {
-    exec,
+    exec: layout.exec,
     status: "already-dieted",
     kind: kindOfManifest(v.manifest),
     dietVersion: v.manifest.dietVersion,

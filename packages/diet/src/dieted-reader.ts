@@ -5,7 +5,7 @@
  */
 import * as fsp from "node:fs/promises";
 import {
-  JournalError, layoutOf,
+  JournalError, resolveExec, type ExecLayout, type ExecRef,
   type ChunkOptions, type LineChunk, type JournalInfo, type JournalReader, type JournalRecord, type LineRange, type PageResult, type RawLine,
   type ScanOptions,
 } from "@hankweave-journal/core";
@@ -17,7 +17,11 @@ import { listBlobs } from "@hankweave-journal/cas";
 class DietedReader implements JournalReader {
   readonly kind = "dieted" as const;
 
-  constructor(readonly exec: string, private readonly src: DietedSource) {}
+  constructor(private readonly layout: ExecLayout, private readonly src: DietedSource) {}
+
+  get exec(): string {
+    return this.layout.exec;
+  }
 
   async *lines(range: LineRange = {}): AsyncGenerator<RawLine> {
     const from = range.fromLine ?? 0;
@@ -56,7 +60,7 @@ class DietedReader implements JournalReader {
       const parsed = parseEventLine(raw.bytes, raw.line, raw.offset);
       return parsed.ok ? { line: raw.line, offset: raw.offset, bytes: Buffer.from(raw.bytes), event: parsed.event } : null;
     }
-    const path = layoutOf(this.exec).dietedJournal;
+    const path = this.layout.dietedJournal;
     throw new JournalError("LINE_OUT_OF_RANGE", `line ${line} is past the end of ${path}`, { path, line });
   }
 
@@ -138,8 +142,8 @@ class DietedReader implements JournalReader {
  *
  * @example const r = await openDietedReader("/runs/x"); await r.getLine(1200);
  */
-export async function openDietedReader(exec: string): Promise<JournalReader> {
-  const layout = layoutOf(exec);
+export async function openDietedReader(exec: ExecRef): Promise<JournalReader> {
+  const layout = resolveExec(exec);
   const manifest = await readManifest(layout);
-  return new DietedReader(exec, await DietedSource.open(layout, manifest));
+  return new DietedReader(layout, await DietedSource.open(layout, manifest));
 }

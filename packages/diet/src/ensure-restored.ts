@@ -3,7 +3,7 @@
  * appends, restoring it in place from the dieted pair and then pruning the pair (never the CAS).
  */
 import * as fsp from "node:fs/promises";
-import { JournalError, layoutOf } from "@hankweave-journal/core";
+import { JournalError, resolveExec, type ExecRef } from "@hankweave-journal/core";
 import { fsyncDir, lstatOrUndefined } from "@hankweave-journal/cas";
 import { inspectLock, journalPresence } from "@hankweave-journal/journal";
 import { hashFile, restoreJournal, type RestoreHook } from "./restore.js";
@@ -34,18 +34,18 @@ async function assertRegularOrAbsent(path: string): Promise<boolean> {
  *
  * @example await ensureRestored("/runs/x"); // then open the writer
  */
-export async function ensureRestored(exec: string, opts: { ownLockId?: string; hook?: RestoreHook } = {}): Promise<EnsureRestoredResult> {
-  const layout = layoutOf(exec);
+export async function ensureRestored(exec: ExecRef, opts: { ownLockId?: string; hook?: RestoreHook } = {}): Promise<EnsureRestoredResult> {
+  const layout = resolveExec(exec);
   const hasJournal = await assertRegularOrAbsent(layout.journal);
   const hasZst = await assertRegularOrAbsent(layout.dietedJournal);
   const hasManifest = await assertRegularOrAbsent(layout.manifest);
-  if (hasJournal && !(hasZst && hasManifest)) return { exec, status: "plain", originalSha256: null };
-  const presence = await journalPresence(exec);
-  if (presence.kind === "none") return { exec, status: "none", originalSha256: null };
+  if (hasJournal && !(hasZst && hasManifest)) return { exec: layout.exec, status: "plain", originalSha256: null };
+  const presence = await journalPresence(layout);
+  if (presence.kind === "none") return { exec: layout.exec, status: "none", originalSha256: null };
   if (presence.kind === "half") {
     throw new JournalError("HALF_PAIR", "no events.jsonl and only half of the dieted pair", { path: layout.eventsDir });
   }
-  const lock = await inspectLock(exec);
+  const lock = await inspectLock(layout);
   if (lock.state === "live" && lock.info?.lockId !== opts.ownLockId) {
     throw new JournalError("LOCK_HELD", `runtime.lock is ${lock.reason}`, { path: layout.lock, actual: lock.info }, {
       hint: "another process owns this execution; stop it before restoring",
@@ -64,11 +64,11 @@ export async function ensureRestored(exec: string, opts: { ownLockId?: string; h
     }
     sha = have.sha256;
   } else {
-    sha = (await restoreJournal(exec, { hook: opts.hook })).originalSha256;
+    sha = (await restoreJournal(layout, { hook: opts.hook })).originalSha256;
   }
   // Prune the pair (the CAS stays: other diets of this directory may share its bodies).
   await fsp.rm(layout.dietedJournal, { force: true });
   await fsp.rm(layout.manifest, { force: true });
   await fsyncDir(layout.eventsDir);
-  return { exec, status: "restored", originalSha256: sha };
+  return { exec: layout.exec, status: "restored", originalSha256: sha };
 }

@@ -5,7 +5,7 @@
  */
 import * as fsp from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
-import { JournalError, layoutOf, type ExecLayout } from "@hankweave-journal/core";
+import { JournalError, resolveExec, type ExecLayout, type ExecRef } from "@hankweave-journal/core";
 import { createSha256, fsyncDir, writeAll } from "@hankweave-journal/cas";
 import { journalPresence, openRegularForRead } from "@hankweave-journal/journal";
 import { DietedSource } from "./dieted-source.js";
@@ -69,7 +69,7 @@ const LINK_UNSUPPORTED = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "EXDEV", "EN
  * @example const r = await restoreJournal("/runs/x"); r.status // "restored"
  */
 export async function restoreJournal(
-  exec: string,
+  exec: ExecRef,
   opts: {
     hook?: RestoreHook;
     datasyncEveryBytes?: number;
@@ -81,8 +81,8 @@ export async function restoreJournal(
 ): Promise<RestoreResult> {
   const datasyncEvery = opts.datasyncEveryBytes ?? DATASYNC_EVERY_BYTES;
   const hook = opts.hook ?? (() => undefined);
-  const layout = layoutOf(exec);
-  const presence = await journalPresence(exec);
+  const layout = resolveExec(exec);
+  const presence = await journalPresence(layout);
   if (presence.kind === "half") {
     throw new JournalError("HALF_PAIR", `only ${presence.present === "zst" ? "events.jsonl.zst" : "journal.meta.json"} of the dieted pair exists`, { path: layout.eventsDir });
   }
@@ -93,7 +93,7 @@ export async function restoreJournal(
       throw conflict(layout, manifest.originalSha256, have.sha256);
     }
     await fsp.rm(layout.restoreTmp, { force: true });
-    return { exec, status: "already-restored", originalSha256: have.sha256, originalBytes: have.bytes, publishedBy: null };
+    return { exec: layout.exec, status: "already-restored", originalSha256: have.sha256, originalBytes: have.bytes, publishedBy: null };
   }
   // An extended diet (dietVersion 2, ext/) is rebuilt by its own reader; the rest is shared.
   const ext = isExtDiet(layout) ? (await openExtSource(layout)).src : null;
@@ -160,7 +160,7 @@ export async function restoreJournal(
     await hook("published", 0);
     await fsp.rm(layout.restoreTmp, { force: true });
     await fsyncDir(layout.eventsDir);
-    return { exec, status: "restored", originalSha256: digest, originalBytes: bytes, publishedBy };
+    return { exec: layout.exec, status: "restored", originalSha256: digest, originalBytes: bytes, publishedBy };
   } finally {
     if (!published) await fsp.rm(layout.restoreTmp, { force: true }).catch(() => undefined);
   }

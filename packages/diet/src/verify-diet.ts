@@ -3,7 +3,7 @@
  * verified CAS bodies, and compare the SHA-256 and size of the result with the manifest.
  */
 import * as fsp from "node:fs/promises";
-import { JournalError, layoutOf, type ExecLayout } from "@hankweave-journal/core";
+import { JournalError, resolveExec, type ExecRef } from "@hankweave-journal/core";
 import { createSha256 } from "@hankweave-journal/cas";
 import { DietedSource } from "./dieted-source.js";
 import { originalPieces } from "./restore-pipeline.js";
@@ -27,10 +27,10 @@ export interface DietVerification {
  * @example const v = await verifyDiet("/runs/x"); v.originalSha256
  */
 export async function verifyDiet(
-  exec: string | ExecLayout,
+  exec: ExecRef,
   paths: { zst?: string; manifest?: string; workers?: number } = {},
 ): Promise<DietVerification> {
-  const layout = typeof exec === "string" ? layoutOf(exec) : exec;
+  const layout = resolveExec(exec);
   const manifestPath = paths.manifest ?? layout.manifest;
   if (isExtDiet(layout, manifestPath)) return verifyExtDiet(layout, paths);
   const manifest = await readManifest(layout, manifestPath);

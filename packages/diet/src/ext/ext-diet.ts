@@ -12,7 +12,7 @@
  */
 import * as fsp from "node:fs/promises";
 import type { Stats } from "node:fs";
-import { JournalError, layoutOf, type ExecLayout } from "@hankweave-journal/core";
+import { JournalError, resolveExec, type ExecLayout, type ExecRef } from "@hankweave-journal/core";
 import { createSha256, fsyncDir } from "@hankweave-journal/cas";
 import {
   assertRegularFile, assertTempUsable, claimLockForOfflineTool, createTemp, errnoOf, ioError, journalPresence,
@@ -41,9 +41,9 @@ function runOk(s: LastRunStatus): boolean {
   return s === "completed" || s === "failed";
 }
 
-async function requirePlain(exec: string): Promise<ExecLayout> {
-  const layout = layoutOf(exec);
-  const presence = await journalPresence(exec);
+async function requirePlain(layout: ExecLayout): Promise<ExecLayout> {
+  const exec = layout.exec;
+  const presence = await journalPresence(layout);
   if (presence.kind === "half") {
     throw new JournalError("HALF_PAIR", `only ${presence.present === "zst" ? "events.jsonl.zst" : "journal.meta.json"} of the dieted pair exists`, { path: layout.eventsDir });
   }
@@ -145,15 +145,15 @@ function resultOf(exec: string, status: DietResult["status"], m: DietManifest, e
 }
 
 /** Plan an extended diet: runs the encoder without writing anything or taking the lock. */
-export async function planExtDiet(exec: string, opts: ExtDietOptions = {}): Promise<DietPlan> {
-  const layout = await requirePlain(exec);
+export async function planExtDiet(exec: ExecRef, opts: ExtDietOptions = {}): Promise<DietPlan> {
+  const layout = await requirePlain(resolveExec(exec));
   const fh = await openRegularForRead(layout.journal);
   try {
     const size = (await fh.stat()).size;
     const lastRun = await lastRunStatus(fh, size);
     const w = await writeExtContainer(fh, size, null, opts);
     return {
-      exec, kind: "extended", dietVersion: manifestFieldsOf("extended").dietVersion, lastRun, runCheck: runOk(lastRun) ? "ok" : opts.force ? "forced" : "refused",
+      exec: layout.exec, kind: "extended", dietVersion: manifestFieldsOf("extended").dietVersion, lastRun, runCheck: runOk(lastRun) ? "ok" : opts.force ? "forced" : "refused",
       originalBytes: w.originalBytes, originalSha256: w.originalSha256, lines: w.lines, frames: w.blocks,
       bodies: { moved: w.text.refs, unique: w.text.unique, movedBytes: 0, uniqueBytes: w.text.uniqueBytes },
       expectedPointerBytes: w.containerBytes, moves: [], movesTruncated: false,
@@ -164,23 +164,24 @@ export async function planExtDiet(exec: string, opts: ExtDietOptions = {}): Prom
 }
 
 /** An already dieted (extended) directory: re-verify and report it. */
-export async function extAlreadyDieted(exec: string): Promise<DietResult> {
-  const layout = layoutOf(exec);
+export async function extAlreadyDieted(layout: ExecLayout): Promise<DietResult> {
   const v = await verifyExtDiet(layout);
   const ext = readExtInfo(layout.manifest) as ExtManifestInfo;
-  return resultOf(exec, "already-dieted", v.manifest, ext, v.pointerJournalBytes, v.manifestBytes);
+  return resultOf(layout.exec, "already-dieted", v.manifest, ext, v.pointerJournalBytes, v.manifestBytes);
 }
 
 /** Diet `exec` into the extended format (see the module comment for the order of operations). */
-export async function applyExtDiet(exec: string, opts: ExtDietOptions = {}): Promise<DietResult> {
+export async function applyExtDiet(execRef: ExecRef, opts: ExtDietOptions = {}): Promise<DietResult> {
   const hook = opts.hook ?? (() => undefined);
-  const presence = await journalPresence(exec);
+  const layout = resolveExec(execRef);
+  const exec = layout.exec;
+  const presence = await journalPresence(layout);
   if (presence.kind === "dieted") {
-    if (isExtDiet(layoutOf(exec))) return extAlreadyDieted(exec);
-    throw new JournalError("ALREADY_DIETED", `${exec} is already dieted (compatible); restore it first to diet it extended`, { path: layoutOf(exec).manifest });
+    if (isExtDiet(layout)) return extAlreadyDieted(layout);
+    throw new JournalError("ALREADY_DIETED", `${exec} is already dieted (compatible); restore it first to diet it extended`, { path: layout.manifest });
   }
-  const layout = await requirePlain(exec);
-  const lock = await claimLockForOfflineTool(exec, { now: opts.now });
+  await requirePlain(layout);
+  const lock = await claimLockForOfflineTool(layout, { now: opts.now });
   let fh: import("node:fs/promises").FileHandle | undefined;
   let published = false;
   try {
@@ -192,7 +193,7 @@ export async function applyExtDiet(exec: string, opts: ExtDietOptions = {}): Pro
         path: layout.journal, actual: lastRun, expected: ["completed", "failed"],
       }, { hint: "let the run finish, or pass --force to diet anyway (the lock is still required)" });
     }
-    const sidecar = await readSidecarStatus(exec, before.size);
+    const sidecar = await readSidecarStatus(layout, before.size);
     const trusted = sidecar.status === "ok" ? sidecar.sidecar : undefined;
     // As in the compatible diet: refuse up front what would fail only after the pair is published
     // and events.jsonl deleted (a directory at events.meta.json) or half-way (a directory at a temp).

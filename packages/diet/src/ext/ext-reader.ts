@@ -6,7 +6,7 @@
  */
 import * as fsp from "node:fs/promises";
 import {
-  JournalError, layoutOf,
+  JournalError, resolveExec, type ExecLayout, type ExecRef,
   type ChunkOptions, type JournalInfo, type JournalReader, type JournalRecord, type LineChunk, type LineRange, type PageResult, type RawLine,
   type ScanOptions,
 } from "@hankweave-journal/core";
@@ -18,7 +18,11 @@ import { openExtSource } from "./ext-diet.js";
 class ExtReader implements JournalReader {
   readonly kind = "dieted" as const;
 
-  constructor(readonly exec: string, private readonly src: ExtSource, private readonly manifest: DietManifest) {}
+  constructor(private readonly layout: ExecLayout, private readonly src: ExtSource, private readonly manifest: DietManifest) {}
+
+  get exec(): string {
+    return this.layout.exec;
+  }
 
   async *lines(range: LineRange = {}): AsyncGenerator<RawLine> {
     const from = Math.max(0, range.fromLine ?? 0);
@@ -62,7 +66,7 @@ class ExtReader implements JournalReader {
       const parsed = parseEventLine(raw.bytes, raw.line, raw.offset);
       return parsed.ok ? { line: raw.line, offset: raw.offset, bytes: Buffer.from(raw.bytes), event: parsed.event } : null;
     }
-    const path = layoutOf(this.exec).dietedJournal;
+    const path = this.layout.dietedJournal;
     throw new JournalError("LINE_OUT_OF_RANGE", `line ${line} is past the end of ${path}`, { path, line });
   }
 
@@ -91,7 +95,7 @@ class ExtReader implements JournalReader {
   }
 
   async info(): Promise<JournalInfo> {
-    const manifestBytes = (await fsp.stat(layoutOf(this.exec).manifest)).size;
+    const manifestBytes = (await fsp.stat(this.layout.manifest)).size;
     return {
       kind: "dieted",
       bytes: this.manifest.originalBytes,
@@ -114,7 +118,8 @@ class ExtReader implements JournalReader {
  *
  * @example const r = await openExtReader("/runs/x"); await r.getLine(1200);
  */
-export async function openExtReader(exec: string): Promise<JournalReader> {
-  const { src, manifest } = await openExtSource(layoutOf(exec));
-  return new ExtReader(exec, src, manifest);
+export async function openExtReader(exec: ExecRef): Promise<JournalReader> {
+  const layout = resolveExec(exec);
+  const { src, manifest } = await openExtSource(layout);
+  return new ExtReader(layout, src, manifest);
 }
