@@ -38,8 +38,9 @@ export interface Command<A = unknown> {
   /** Throws JournalError("USAGE") on bad arguments. Pure. */
   parseArgs(argv: string[]): A;
   /**
-   * Returns the exit code. Throws JournalError for expected failures (main maps them). `args.exec`,
-   * when the command has one, is already absolute (`ctx.layout.exec`).
+   * Returns the exit code. Throws JournalError for expected failures (main maps them). A command
+   * with an `<exec>` works on `ctx.layout` (exec-path.ts's `execLayout(ctx)`), never on `args.exec`
+   * (the argument as typed, relative to `io.cwd`).
    */
   run(args: A, io: CliIO, ctx: RunContext): Promise<number>;
   /** What the progress line measures; default: bytes read against the journal's size (plain, else dieted). */

@@ -2,14 +2,14 @@
  * `hankweave-journal` entry point: the only place that prints errors and sets the exit code.
  * Expected failures (JournalError) print `error CODE: message` (+ hint), never a stack trace.
  */
-import { isJournalError, layoutOf } from "@hankweave-journal/core";
+import { isJournalError } from "@hankweave-journal/core";
 import { COMMANDS, FLAG_ALIASES } from "./commands.js";
 import { ReportedError, type CliIO, type Command } from "./io.js";
 import { readMeasure, startProgress } from "./progress.js";
 import { suggest } from "./suggest.js";
 import { escapeTerminal } from "./terminal-text.js";
 import { stdoutFailure } from "./stdout-failure.js";
-import { resolve as resolvePath } from "node:path";
+import { execLayoutOf } from "./exec-path.js";
 import { VERSION } from "./version.js";
 import { errnoOf, ioError } from "@hankweave-journal/journal";
 
@@ -96,8 +96,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     }
     // The execution directory enters once: resolved against the injected cwd, passed down as a layout.
     const raw = (args as { exec?: unknown }).exec;
-    const layout = typeof raw === "string" ? layoutOf(resolvePath(io.cwd, raw)) : null;
-    if (layout !== null) (args as { exec: string }).exec = layout.exec;
+    const layout = typeof raw === "string" ? execLayoutOf(io, raw) : null;
     const measure = layout === null ? null : command.progress ? command.progress(args, layout) : readMeasure(layout);
     const progress = startProgress(io, command.name, measure);
     stopProgress = progress.stop;

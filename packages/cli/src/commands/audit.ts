@@ -2,7 +2,7 @@
  * `audit <exec>`: every state.transition in line order with its costs, and the findings.
  * Exit 0 without error findings, 1 with (warnings and info do not fail).
  */
-import { JournalError, isJournalError } from "@hankweave-journal/core";
+import { JournalError, isJournalError, type ExecLayout } from "@hankweave-journal/core";
 import {
   formatUsd, streamAudit, summarizeAudit, type AuditFilter, type AuditFinding, type AuditRow,
 } from "@hankweave-journal/audit";
@@ -10,6 +10,7 @@ import { FILTER_OPTIONS, filterFlags, parseCommandArgs } from "../args.js";
 import { humanIO } from "../terminal-text.js";
 import { printErrorFindings } from "../finding-lines.js";
 import { ReportedError, type CliIO, type Command } from "../io.js";
+import { execLayout } from "../exec-path.js";
 
 export interface AuditArgs extends AuditFilter {
   exec: string;
@@ -67,11 +68,12 @@ export const auditCommand: Command<AuditArgs> = {
     if (p.values.json && p.values.jsonl) throw new JournalError("USAGE", "--json and --jsonl are exclusive");
     return { exec: p.positionals[0], format: p.values.json ? "json" : p.values.jsonl ? "jsonl" : "text", ...filterFlags(p.values) };
   },
-  async run(args, io) {
+  async run(args, io, ctx) {
+    const layout = execLayout(ctx);
     const filter: AuditFilter = { run: args.run, codon: args.codon, fromLine: args.fromLine, toLine: args.toLine };
-    if (args.format === "json") return runJson(args, filter, io);
+    if (args.format === "json") return runJson(args, layout, filter, io);
     if (args.format === "jsonl") {
-      const end = await streamAudit(args.exec, filter, {
+      const end = await streamAudit(layout, filter, {
         row: (r) => io.stdout(JSON.stringify({ record: "row", ...r }) + "\n"),
         finding: (f) => io.stdout(JSON.stringify({ record: "finding", ...f }) + "\n"),
       }, io.signal);
@@ -81,7 +83,7 @@ export const auditCommand: Command<AuditArgs> = {
     const findings: AuditFinding[] = [];
     io = humanIO(io);
     await io.stdout(`${"line".padStart(7)} ${cell("time", 24)} ${cell("run", 20)} ${cell("codon", 26)} ${cell("transition (from→to)", 36)} ${"codon $".padStart(10)} ${"run $".padStart(10)}\n`);
-    const end = await streamAudit(args.exec, filter, { row: (r) => io.stdout(rowText(r)), finding: (f) => void findings.push(f) }, io.signal);
+    const end = await streamAudit(layout, filter, { row: (r) => io.stdout(rowText(r)), finding: (f) => void findings.push(f) }, io.signal);
     const s = summarizeAudit(end);
     await io.stdout(`\nfindings (${findings.length}):\n`);
     for (const f of findings) await io.stdout(findingText(f));
@@ -94,14 +96,14 @@ export const auditCommand: Command<AuditArgs> = {
   },
 };
 
-async function runJson(args: AuditArgs, filter: AuditFilter, io: CliIO): Promise<number> {
+async function runJson(args: AuditArgs, layout: ExecLayout, filter: AuditFilter, io: CliIO): Promise<number> {
   // Rows stream inside one JSON object; findings are kept (they are few) and printed after them.
   const findings: AuditFinding[] = [];
   let first = true;
-  await io.stdout(`{"exec":${JSON.stringify(args.exec)},"rows":[`);
+  await io.stdout(`{"exec":${JSON.stringify(layout.exec)},"rows":[`);
   let end: Awaited<ReturnType<typeof streamAudit>>;
   try {
-    end = await streamAudit(args.exec, filter, {
+    end = await streamAudit(layout, filter, {
       row: (r) => {
         const s = (first ? "" : ",") + JSON.stringify(r);
         first = false;

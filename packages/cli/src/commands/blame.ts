@@ -2,11 +2,11 @@
  * `blame <exec> <path>`: the journal line, event id, time and transition that last set a value of
  * the folded state; `--history` lists every line that changed it.
  */
-import path from "node:path";
 import { JournalError, escapeTerminal, isJournalError } from "@hankweave-journal/core";
 import { blameExecution, parseBlamePath, type BlameChange, type BlameResult } from "@hankweave-journal/audit";
 import { parseCommandArgs } from "../args.js";
 import type { CliIO, Command } from "../io.js";
+import { execLayout } from "../exec-path.js";
 
 export interface BlameArgs {
   exec: string;
@@ -97,8 +97,8 @@ export const blameCommand: Command<BlameArgs> = {
     }
     return { exec: p.positionals[0], path: p.positionals[1], history: p.values.history === true, json: p.values.json === true };
   },
-  async run(args, io: CliIO) {
-    const b = await blameExecution(path.resolve(io.cwd, args.exec), args.path, { history: args.history, signal: io.signal });
+  async run(args, io: CliIO, ctx) {
+    const b = await blameExecution(execLayout(ctx), args.path, { history: args.history, signal: io.signal });
     await io.stdout(args.json ? JSON.stringify(b) + "\n" : blameText(b));
     return 0;
   },

@@ -8,6 +8,7 @@ import { eventsFromRawLines } from "@hankweave-journal/journal";
 import { FILTER_OPTIONS, filterFlags, intFlag, parseCommandArgs } from "../args.js";
 import { findingLine } from "../finding-lines.js";
 import type { Command } from "../io.js";
+import { execLayout } from "../exec-path.js";
 
 export interface CatArgs {
   exec: string;
@@ -99,8 +100,9 @@ Exit codes: 0 ok, 1 corrupt lines were found (or an error), 2 usage.`,
     return { ...args, ...filterFlags(p.values) };
   },
 
-  async run(args, io) {
-    const reader = await openReader(args.exec);
+  async run(args, io, ctx) {
+    const layout = execLayout(ctx);
+    const reader = await openReader(layout);
     let errors = 0;
     let pending: Buffer[] = [];
     let pendingBytes = 0;
@@ -151,7 +153,7 @@ Exit codes: 0 ok, 1 corrupt lines were found (or an error), 2 usage.`,
           const size = (await reader.info()).bytes;
           if (size !== lastSize) {
             // A shrink down to the end of what we printed is a writer quarantining a torn tail: fine.
-            if (size < nextOffset) throw new JournalError("JOURNAL_CHANGED", `the journal shrank from ${lastSize} to ${size} bytes while following`, { path: args.exec });
+            if (size < nextOffset) throw new JournalError("JOURNAL_CHANGED", `the journal shrank from ${lastSize} to ${size} bytes while following`, { path: layout.exec });
             lastSize = size;
             await pass(false);
           }

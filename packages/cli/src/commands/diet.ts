@@ -10,6 +10,7 @@ import { CAS_ZSTD_LEVEL } from "@hankweave-journal/cas";
 import { DIET_KINDS, applyDiet, isDietKind, planDiet, type DietKind, type DietPlan, type DietResult } from "@hankweave-journal/diet";
 import { parseCommandArgs } from "../args.js";
 import type { Command } from "../io.js";
+import { execLayout } from "../exec-path.js";
 import { BATCH_HELP, BATCH_OPTIONS, batchFlags, runBatchCommand, type BatchFlags } from "./fleet-batch.js";
 
 export interface DietArgs {
@@ -145,30 +146,31 @@ Exit codes: 0 dieted (or already dieted, re-verified), 1 refused or failed (noth
       kind: kindOfArgs(p.values.kind as string | undefined, p.values.seekable === true, p.values.bodies as string | undefined), level,
     };
   },
-  async run(args, io, { layout }) {
+  async run(args, io, ctx) {
     if (args.all) {
       return runBatchCommand("diet", args.all, { dryRun: args.dryRun, json: args.json, diet: { kind: args.kind, force: args.force, ...(args.level !== undefined ? { casLevel: args.level } : {}) } }, io);
     }
+    const layout = execLayout(ctx);
     if (args.dryRun) {
       let plan: DietPlan;
       try {
-        plan = await planDiet(args.exec, { kind: args.kind, force: args.force });
+        plan = await planDiet(layout, { kind: args.kind, force: args.force });
       } catch (e) {
         if (!isJournalError(e) || e.code !== "ALREADY_DIETED") throw e;
         // What `diet` does on a dieted directory: re-verify the pair and the CAS, change nothing.
         const would = "already dieted: `diet` would re-verify events.jsonl.zst, journal.meta.json and the CAS bodies against the manifest and change nothing";
         if (args.json) await io.stdout(JSON.stringify({ ok: true, dryRun: true, alreadyDieted: true, would: "re-verify" }) + "\n");
-        else await io.stdout(`${args.exec}: ${would}\n`);
+        else await io.stdout(`${layout.exec}: ${would}\n`);
         return 0;
       }
       if (args.json) await io.stdout(JSON.stringify({ ok: plan.runCheck !== "refused", dryRun: true, plan }) + "\n");
       else await io.stdout(planText(plan));
       if (plan.runCheck !== "refused") return 0;
-      io.stderr(`error RUN_NOT_FINISHED: the last run of ${args.exec} is ${plan.lastRun}: diet would refuse (use --force to override)\n`);
+      io.stderr(`error RUN_NOT_FINISHED: the last run of ${layout.exec} is ${plan.lastRun}: diet would refuse (use --force to override)\n`);
       return 1;
     }
-    if (io.stderrIsTTY) io.stderr(`dieting ${args.exec} …\n`);
-    const result = withIndex(await applyDiet(args.exec, { kind: args.kind, force: args.force, casLevel: args.level }), layout!);
+    if (io.stderrIsTTY) io.stderr(`dieting ${layout.exec} …\n`);
+    const result = withIndex(await applyDiet(layout, { kind: args.kind, force: args.force, casLevel: args.level }), layout);
     if (args.json) await io.stdout(JSON.stringify({ ok: true, dryRun: false, result }) + "\n");
     else await io.stdout(resultText(result));
     return 0;

@@ -6,6 +6,7 @@ import { diffStates, foldExecution, serializeState, type StateDifference } from 
 import { parseCommandArgs } from "../args.js";
 import { escapeTerminal } from "../terminal-text.js";
 import type { CliIO, Command } from "../io.js";
+import { execLayout } from "../exec-path.js";
 
 export interface DiffArgs {
   exec: string;
@@ -44,9 +45,10 @@ export const diffCommand: Command<DiffArgs> = {
     const p = parseCommandArgs(argv, { json: { type: "boolean" }, "no-carry": { type: "boolean" } }, { min: 1, max: 1 });
     return { exec: p.positionals[0], json: Boolean(p.values.json), carry: !p.values["no-carry"] };
   },
-  async run(args, io: CliIO) {
-    const exec = args.exec; // absolute: the CLI resolved it once against io.cwd
-    const fold = await foldExecution(exec, { signal: io.signal, carry: args.carry });
+  async run(args, io: CliIO, ctx) {
+    const layout = execLayout(ctx);
+    const exec = layout.exec;
+    const fold = await foldExecution(layout, { signal: io.signal, carry: args.carry });
     const main = fold.savedStates.main;
     let differences: StateDifference[];
     let stateFile: "ok" | "missing" | "corrupt";

@@ -3,7 +3,6 @@
  * docs/fleet-export.md); `export <exec> --format trace [-o FILE]`: the execution as a Chrome Trace
  * Event Format JSON (Perfetto UI, chrome://tracing).
  */
-import path from "node:path";
 import { JournalError } from "@hankweave-journal/core";
 import { exportTrace, traceJsonChunks } from "@hankweave-journal/audit";
 import { checkOutputPath, createTemp, ioError, publishTemp, removeQuietly } from "@hankweave-journal/journal";
@@ -13,6 +12,7 @@ import { readMeasure } from "../progress.js";
 import { jobsFlag } from "./fleet-ls.js";
 import { escapeTerminal } from "../terminal-text.js";
 import type { CliIO, Command } from "../io.js";
+import { execLayout } from "../exec-path.js";
 
 export interface ExportArgs {
   exec: string;
@@ -78,8 +78,8 @@ function resultLine(r: ExecutionResult): string {
   return `${r.status.padEnd(8)} ${escapeTerminal(r.path)}  ${escapeTerminal(what.replace(/\s+/g, " "))}\n`;
 }
 
-async function runFleetExport(args: ExportArgs, io: CliIO): Promise<number> {
-  const targets = await exportTargets(args.exec);
+async function runFleetExport(args: ExportArgs, io: CliIO, arg: string): Promise<number> {
+  const targets = await exportTargets(arg);
   const out = await prepareExportDir(args.out, io.cwd, targets.execs);
   let summary: ExportSummary;
   try {
@@ -126,10 +126,11 @@ export const exportCommand: Command<ExportArgs> = {
   progress(args, layout) {
     return args.format === "trace" ? readMeasure(layout) : null;
   },
-  async run(args, io: CliIO) {
-    if (args.format !== "trace") return runFleetExport(args, io);
+  async run(args, io: CliIO, ctx) {
+    // `export <root> -o DIR`: the argument is a root or one execution; runCli resolved it against io.cwd.
+    if (args.format !== "trace") return runFleetExport(args, io, execLayout(ctx).exec);
     const target = await checkOutputPath(args.out, io.cwd);
-    const r = await exportTrace(path.resolve(io.cwd, args.exec), io.signal);
+    const r = await exportTrace(execLayout(ctx), io.signal);
     if (target.kind === "stdout") {
       for (const chunk of traceJsonChunks(r.trace)) await io.stdout(chunk);
       return 0;

@@ -3,11 +3,11 @@
  * only; the engine is `runBatch` in @hankweave-journal/fleet. Each command adds BATCH_OPTIONS to
  * its flags, calls `batchFlags` in parseArgs and `runBatchCommand` in run.
  */
-import { resolve as resolvePath } from "node:path";
 import { JournalError } from "@hankweave-journal/core";
 import { runBatch, summarizeBatch, type BatchItem, type BatchOperation, type BatchOptions, type RowFilter } from "@hankweave-journal/fleet";
 import { intFlag, type Parsed } from "../args.js";
 import type { CliIO } from "../io.js";
+import { cliPath } from "../exec-path.js";
 import { escapeTerminal } from "../terminal-text.js";
 import { FLEET_FILTER_OPTIONS, fleetFilterFlags, fleetProgress, jobsFlag } from "./fleet-ls.js";
 
@@ -67,7 +67,7 @@ export function batchTable(items: BatchItem[]): string {
 export async function runBatchCommand(
   op: BatchOperation, flags: BatchFlags, opts: Pick<BatchOptions, "dryRun" | "diet" | "verify"> & { json: boolean }, io: CliIO,
 ): Promise<number> {
-  const root = resolvePath(io.cwd, flags.root);
+  const root = cliPath(io, flags.root);
   const progress = fleetProgress(io, `${op} --all`);
   const items: BatchItem[] = [];
   const batchOpts: BatchOptions = {

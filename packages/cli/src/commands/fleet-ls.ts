@@ -3,13 +3,13 @@
  * item 1): path, journal kind, runs, newest run's status and end time, total cost, events, stored
  * bytes, lock state. Sources and bounds: docs/fleet.md.
  */
-import { resolve as resolvePath } from "node:path";
 import { JournalError } from "@hankweave-journal/core";
 import {
   compareRows, listFleet, parseFinishedBefore, parseSortColumn, parseStatusList, type FleetRow, type RowFilter, type SortColumn,
 } from "@hankweave-journal/fleet";
 import { intFlag, parseCommandArgs } from "../args.js";
 import type { CliIO, Command } from "../io.js";
+import { cliPath } from "../exec-path.js";
 import { CLEAR_LINE } from "../progress.js";
 import { escapeTerminal } from "../terminal-text.js";
 
@@ -148,7 +148,7 @@ export const fleetLsCommand: Command<FleetLsArgs> = {
     };
   },
   async run(args, io) {
-    const root = resolvePath(io.cwd, args.root);
+    const root = cliPath(io, args.root);
     const progress = fleetProgress(io, "fleet ls");
     const rows: FleetRow[] = [];
     try {

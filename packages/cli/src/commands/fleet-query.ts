@@ -2,11 +2,11 @@
  * `fleet query <export-dir> "<SQL>"`: read-only SQL over a fleet export (Parquet or NDJSON, see
  * docs/fleet-export.md) through embedded DuckDB, printed as `query` prints (table or --json).
  */
-import path from "node:path";
 import { QUERY_MAX_ROWS, QUERY_TIMEOUT_MS } from "@hankweave-journal/audit";
 import { streamFleetQuery } from "@hankweave-journal/fleet";
 import { intFlag, parseCommandArgs } from "../args.js";
 import type { Command } from "../io.js";
+import { cliPath } from "../exec-path.js";
 import { printQueryRows } from "./query.js";
 
 export interface FleetQueryArgs {
@@ -52,7 +52,7 @@ export const fleetQueryCommand: Command<FleetQueryArgs> = {
     };
   },
   async run(args, io) {
-    const dir = path.resolve(io.cwd, args.dir);
+    const dir = cliPath(io, args.dir);
     const limits = { maxRows: args.maxRows, timeoutMs: args.timeoutMs };
     return printQueryRows(args.json, io, (onColumns, onRow) => streamFleetQuery(dir, args.sql, onColumns, onRow, limits));
   },

@@ -4,6 +4,7 @@
 import { buildIndex } from "@hankweave-journal/audit";
 import { parseCommandArgs } from "../args.js";
 import type { Command } from "../io.js";
+import { execLayout } from "../exec-path.js";
 
 export interface IndexArgs {
   exec: string;
@@ -35,8 +36,8 @@ export const indexCommand: Command<IndexArgs> = {
     const p = parseCommandArgs(argv, { full: { type: "boolean" }, json: { type: "boolean" } }, { min: 1, max: 1 });
     return { exec: p.positionals[0], full: p.values.full === true, json: p.values.json === true };
   },
-  async run(args, io) {
-    const r = await buildIndex(args.exec, { full: args.full });
+  async run(args, io, ctx) {
+    const r = await buildIndex(execLayout(ctx), { full: args.full });
     if (args.json) {
       await io.stdout(JSON.stringify(r) + "\n");
       return 0;

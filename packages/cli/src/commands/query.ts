@@ -7,6 +7,7 @@ import { JournalError } from "@hankweave-journal/core";
 import { intFlag, parseCommandArgs } from "../args.js";
 import { escapeTerminal } from "../terminal-text.js";
 import type { CliIO, Command } from "../io.js";
+import { execLayout } from "../exec-path.js";
 
 export interface QueryArgs {
   exec: string;
@@ -94,14 +95,15 @@ export const queryCommand: Command<QueryArgs> = {
     };
   },
   async run(args, io, ctx) {
+    const layout = execLayout(ctx);
     if (args.update) {
-      const index = ctx.layout!.index;
+      const index = layout.index;
       if (!existsSync(index)) io.stderr(`query: building the index at ${index} (once; later queries update it)\n`);
-      const r = await buildIndex(args.exec);
+      const r = await buildIndex(layout);
       if (r.mode !== "unchanged") io.stderr(`index: ${r.mode} ${index} (${r.linesRead} lines read)\n`);
     }
     const limits = { maxRows: args.maxRows, timeoutMs: args.timeoutMs, maxMemoryMb: args.maxMemoryMb };
-    return printQueryRows(args.json, io, (onColumns, onRow) => streamQuery(args.exec, args.sql, onColumns, onRow, limits));
+    return printQueryRows(args.json, io, (onColumns, onRow) => streamQuery(layout, args.sql, onColumns, onRow, limits));
   },
 };
 

@@ -2,7 +2,7 @@
  * `rebuild <exec>`: fold the journal into state (format §4.4). Prints a summary by default, the
  * state.json bytes with `--stdout`, writes state.json (keeping `.bak`) only with `--write`.
  */
-import { JournalError, layoutOf } from "@hankweave-journal/core";
+import { JournalError } from "@hankweave-journal/core";
 import { inspectLock } from "@hankweave-journal/journal";
 import {
   checkSavedState, foldExecution, onlyCopyError, savedStateIsOnlyCopy, serializeState, summarizeState, writeStateText,
@@ -12,6 +12,7 @@ import { parseCommandArgs } from "../args.js";
 import { printErrorFindings } from "../finding-lines.js";
 import { escapeTerminalText } from "../terminal-text.js";
 import type { CliIO, Command } from "../io.js";
+import { execLayout } from "../exec-path.js";
 
 export interface RebuildArgs {
   exec: string;
@@ -90,27 +91,28 @@ export const rebuildCommand: Command<RebuildArgs> = {
       carry: !p.values["no-carry"],
     };
   },
-  async run(args, io: CliIO) {
-    const exec = args.exec; // absolute: the CLI resolved it once against io.cwd
-    const fold = await foldExecution(exec, { signal: io.signal, carry: args.carry });
+  async run(args, io: CliIO, ctx) {
+    const layout = execLayout(ctx);
+    const exec = layout.exec;
+    const fold = await foldExecution(layout, { signal: io.signal, carry: args.carry });
     const errors = fold.findings.filter((f) => f.severity === "error").length;
     if (args.mode === "stdout") {
       await io.stdout(serializeState(fold.state));
       printErrorFindings(io, fold.findings);
       return errors > 0 ? 1 : 0;
     }
-    const check = checkSavedState(exec, fold, fold.savedStates);
+    const check = checkSavedState(layout, fold, fold.savedStates);
     let written = false;
     if (args.mode === "write" && check.rewrite) {
-      if (savedStateIsOnlyCopy(fold, fold.savedStates)) throw onlyCopyError(exec);
+      if (savedStateIsOnlyCopy(fold, fold.savedStates)) throw onlyCopyError(layout);
       // A live runtime rewrites state.json itself: writing beside it would race (LOCK_HELD / LOCK_INVALID).
-      const lock = await inspectLock(exec);
+      const lock = await inspectLock(layout);
       if (lock.state === "live" || lock.state === "invalid") {
-        throw new JournalError(lock.state === "live" ? "LOCK_HELD" : "LOCK_INVALID", `refusing to write state.json: ${lock.reason}`, { path: layoutOf(exec).lock }, {
+        throw new JournalError(lock.state === "live" ? "LOCK_HELD" : "LOCK_INVALID", `refusing to write state.json: ${lock.reason}`, { path: layout.lock }, {
           hint: "stop the runtime first (or remove a runtime.lock you know is stale)",
         });
       }
-      await writeStateText(exec, serializeState(fold.state));
+      await writeStateText(layout, serializeState(fold.state));
       written = true;
     }
     const { stateFile, differences } = check.report;

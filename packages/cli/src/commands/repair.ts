@@ -7,6 +7,7 @@ import { applyRepair, claimLockForOfflineTool, planRepair, type RepairPlan } fro
 import { parseCommandArgs } from "../args.js";
 import { escapeTerminalText } from "../terminal-text.js";
 import type { Command } from "../io.js";
+import { execLayout } from "../exec-path.js";
 
 export interface RepairArgs {
   exec: string;
@@ -50,14 +51,15 @@ Exit codes: 0 repaired or nothing to do, 1 corrupt lines remain (or an error), 2
     const p = parseCommandArgs(argv, { "dry-run": { type: "boolean" }, json: { type: "boolean" } }, { min: 1, max: 1 });
     return { exec: p.positionals[0], dryRun: p.values["dry-run"] === true, json: p.values.json === true };
   },
-  async run(args, io) {
-    let plan = await planRepair(args.exec);
+  async run(args, io, ctx) {
+    const layout = execLayout(ctx);
+    let plan = await planRepair(layout);
     let applied: { quarantined: string | null; truncated: boolean; sidecarWritten: boolean } | null = null;
     if (!args.dryRun && plan.actions.length > 0) {
-      const lock = await claimLockForOfflineTool(args.exec);
+      const lock = await claimLockForOfflineTool(layout);
       try {
         // Re-plan under the lock: the journal may have changed since the first look.
-        plan = await planRepair(args.exec);
+        plan = await planRepair(layout);
         if (plan.actions.length > 0) {
           const r = await applyRepair(plan);
           applied = { quarantined: r.quarantined, truncated: r.truncated, sidecarWritten: r.sidecarWritten };

@@ -7,6 +7,7 @@ import { collectReportData, renderReportHtml, writeReport } from "@hankweave-jou
 import { checkOutputPath } from "@hankweave-journal/journal";
 import { parseCommandArgs } from "../args.js";
 import type { Command } from "../io.js";
+import { execLayout } from "../exec-path.js";
 
 export interface ReportArgs {
   exec: string;
@@ -41,14 +42,15 @@ export const reportCommand: Command<ReportArgs> = {
     if (typeof p.values.out !== "string" || p.values.out.length === 0) throw new JournalError("USAGE", "report needs -o <file.html>");
     return { exec: p.positionals[0], out: p.values.out, json: p.values.json === true };
   },
-  async run(args, io) {
+  async run(args, io, ctx) {
+    const layout = execLayout(ctx);
     const target = await checkOutputPath(args.out, io.cwd);
     if (target.kind === "stdout") {
       if (args.json) throw new JournalError("USAGE", "-o - and --json both write stdout");
-      await io.stdout(renderReportHtml(await collectReportData(args.exec)));
+      await io.stdout(renderReportHtml(await collectReportData(layout)));
       return 0;
     }
-    const r = await writeReport(args.exec, target.path);
+    const r = await writeReport(layout, target.path);
     if (args.json) await io.stdout(JSON.stringify(r) + "\n");
     else await io.stdout(`report: ${r.runs} run(s), ${r.attempts} codon attempts, ${r.findings} findings, ${r.bytes} bytes → ${r.path}\n`);
     return 0;

@@ -7,6 +7,7 @@ import { JournalError, type ExecLayout } from "@hankweave-journal/core";
 import { readManifest, restoreJournal } from "@hankweave-journal/diet";
 import { parseCommandArgs } from "../args.js";
 import type { Command } from "../io.js";
+import { execLayout } from "../exec-path.js";
 import { BATCH_HELP, BATCH_OPTIONS, batchFlags, runBatchCommand, type BatchFlags } from "./fleet-batch.js";
 
 export interface RestoreArgs {
@@ -76,21 +77,22 @@ Exit codes: 0 restored or already restored, 1 refused or failed (nothing publish
       return { counter: "written", total: null };
     }
   },
-  async run(args, io, { layout }) {
+  async run(args, io, ctx) {
     if (args.all) return runBatchCommand("restore", args.all, { dryRun: args.dryRun, json: args.json }, io);
-    assertSomethingToRestore(layout!);
+    const layout = execLayout(ctx);
+    assertSomethingToRestore(layout);
     if (args.dryRun) {
-      const m = await readManifest(layout!);
-      const would = exists(layout!.journal) ? "check" : "restore";
+      const m = await readManifest(layout);
+      const would = exists(layout.journal) ? "check" : "restore";
       const text = would === "check"
-        ? `${args.exec}: events.jsonl exists: restore would compare it with the manifest (${m.originalBytes} bytes, sha256 ${m.originalSha256}) and change nothing if it matches, refuse (RESTORE_CONFLICT) if not`
-        : `${args.exec}: restore would write events.jsonl: ${m.originalBytes} bytes, ${m.totalEvents} events, sha256 ${m.originalSha256}, from events.jsonl.zst and ${m.bodies?.unique ?? "the"} CAS bodies (verified before publishing); nothing changed`;
+        ? `${layout.exec}: events.jsonl exists: restore would compare it with the manifest (${m.originalBytes} bytes, sha256 ${m.originalSha256}) and change nothing if it matches, refuse (RESTORE_CONFLICT) if not`
+        : `${layout.exec}: restore would write events.jsonl: ${m.originalBytes} bytes, ${m.totalEvents} events, sha256 ${m.originalSha256}, from events.jsonl.zst and ${m.bodies?.unique ?? "the"} CAS bodies (verified before publishing); nothing changed`;
       if (args.json) await io.stdout(JSON.stringify({ ok: true, dryRun: true, would, originalBytes: m.originalBytes, originalSha256: m.originalSha256, totalEvents: m.totalEvents }) + "\n");
       else await io.stdout(text + "\n");
       return 0;
     }
-    if (io.stderrIsTTY) io.stderr(`restoring ${args.exec} …\n`);
-    const result = await restoreJournal(args.exec);
+    if (io.stderrIsTTY) io.stderr(`restoring ${layout.exec} …\n`);
+    const result = await restoreJournal(layout);
     if (args.json) {
       await io.stdout(JSON.stringify({ ok: true, result }) + "\n");
     } else {

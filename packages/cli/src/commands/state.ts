@@ -2,13 +2,13 @@
  * `state <exec> [--at <line | event id | ISO time>]`: the state as of a point of the journal,
  * inclusive — the fold of a prefix of the journal (format §4.4).
  */
-import path from "node:path";
 import { openReader } from "@hankweave-journal/diet";
 import {
   foldJournal, parseCursor, readSavedStates, savedStateOf, serializeState, stateAt, type Cursor,
 } from "@hankweave-journal/state";
 import { parseCommandArgs } from "../args.js";
 import type { CliIO, Command } from "../io.js";
+import { execLayout } from "../exec-path.js";
 
 export interface StateArgs {
   exec: string;
@@ -53,10 +53,11 @@ export const stateCommand: Command<StateArgs> = {
     const atText = typeof p.values.at === "string" ? p.values.at : null;
     return { exec: p.positionals[0], at: atText === null ? null : parseCursor(atText), atText, json: Boolean(p.values.json), carry: !p.values["no-carry"] };
   },
-  async run(args, io: CliIO) {
-    const exec = path.resolve(io.cwd, args.exec);
-    const saved = args.carry ? savedStateOf(await readSavedStates(exec)) : null;
-    const reader = await openReader(exec);
+  async run(args, io: CliIO, ctx) {
+    const layout = execLayout(ctx);
+    const exec = layout.exec;
+    const saved = args.carry ? savedStateOf(await readSavedStates(layout)) : null;
+    const reader = await openReader(layout);
     try {
       const r = args.at === null
         ? { ...(await foldJournal(reader, { saved, signal: io.signal })), resolved: { toLine: -1, laterLinesAtOrBefore: 0 } }

@@ -2,7 +2,7 @@
  * `hankweave-journal stats <exec>`: one streaming pass over the journal: lines, events by type and
  * category, bytes, blank and corrupt lines, torn tail, sidecar status. Read-only.
  */
-import { categoryOf, layoutOf, type Finding, type RawLine } from "@hankweave-journal/core";
+import { categoryOf, resolveExec, type ExecRef, type Finding, type RawLine } from "@hankweave-journal/core";
 import { severityOf } from "@hankweave-journal/audit";
 import { openReader } from "@hankweave-journal/diet";
 import { eventsFromRawLines, isBlankLine, readSidecarStatus, type Sidecar } from "@hankweave-journal/journal";
@@ -10,6 +10,7 @@ import { parseCommandArgs } from "../args.js";
 import { escapeTerminalText } from "../terminal-text.js";
 import { printErrorFindings } from "../finding-lines.js";
 import type { Command } from "../io.js";
+import { execLayout } from "../exec-path.js";
 
 export interface StatsArgs {
   exec: string;
@@ -43,12 +44,14 @@ export interface JournalStats {
 }
 
 /** Compute the stats of `exec`'s journal in one pass. */
-export async function journalStats(exec: string): Promise<JournalStats> {
-  const reader = await openReader(exec);
+export async function journalStats(execRef: ExecRef): Promise<JournalStats> {
+  const layout = resolveExec(execRef);
+  const exec = layout.exec;
+  const reader = await openReader(layout);
   try {
     const info = await reader.info();
     const s: JournalStats = {
-      ok: true, exec, journal: layoutOf(exec).journal, kind: info.kind, bytes: info.bytes, storedBytes: info.storedBytes,
+      ok: true, exec, journal: layout.journal, kind: info.kind, bytes: info.bytes, storedBytes: info.storedBytes,
       lines: 0, blankLines: 0, corruptLines: 0, events: 0, eventsByType: Object.create(null) as Record<string, number>, eventsByCategory: Object.create(null) as Record<string, number>, tornTail: null,
       sidecar: { status: "not-applicable", claims: null, reason: null }, findings: [],
     };
@@ -79,7 +82,7 @@ export async function journalStats(exec: string): Promise<JournalStats> {
     }
     if (info.kind === "plain") {
       const complete = s.tornTail ? s.tornTail.offset : s.bytes;
-      const sc = await readSidecarStatus(exec, s.bytes);
+      const sc = await readSidecarStatus(layout, s.bytes);
       if (sc.status === "absent") s.sidecar = { status: "absent", claims: null, reason: null };
       else if (sc.status === "invalid") s.sidecar = { status: "invalid", claims: null, reason: sc.reason };
       else {
@@ -148,8 +151,8 @@ Exit codes: 0 clean, 1 corrupt lines or a torn tail (or an error), 2 usage.`,
     const p = parseCommandArgs(argv, { json: { type: "boolean" } }, { min: 1, max: 1 });
     return { exec: p.positionals[0], json: p.values.json === true };
   },
-  async run(args, io) {
-    const s = await journalStats(args.exec);
+  async run(args, io, ctx) {
+    const s = await journalStats(execLayout(ctx));
     await io.stdout(args.json ? JSON.stringify(s) + "\n" : escapeTerminalText(render(s)));
     if (s.ok) return 0;
     // What made it fail (corrupt lines, a torn tail), with codes, on stderr in both modes.

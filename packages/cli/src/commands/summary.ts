@@ -3,10 +3,10 @@
  * tokens), its codon attempts grouped by codon (retries, loop iterations), and the reason and
  * journal line of every failed, crashed or skipped attempt.
  */
-import path from "node:path";
 import { formatSummary, severityOf, summarizeExecution } from "@hankweave-journal/audit";
 import { parseCommandArgs } from "../args.js";
 import type { CliIO, Command } from "../io.js";
+import { execLayout } from "../exec-path.js";
 
 export interface SummaryArgs {
   exec: string;
@@ -40,8 +40,8 @@ export const summaryCommand: Command<SummaryArgs> = {
     const p = parseCommandArgs(argv, { json: { type: "boolean" } }, { min: 1, max: 1 });
     return { exec: p.positionals[0], json: p.values.json === true };
   },
-  async run(args, io: CliIO) {
-    const s = await summarizeExecution(path.resolve(io.cwd, args.exec), io.signal);
+  async run(args, io: CliIO, ctx) {
+    const s = await summarizeExecution(execLayout(ctx), io.signal);
     await io.stdout(args.json ? JSON.stringify(s) + "\n" : formatSummary(s));
     if (s.findings.error === 0) return 0;
     // The codes of the error findings on stderr (the details are `audit`'s).

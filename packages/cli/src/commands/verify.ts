@@ -6,6 +6,7 @@ import { JournalError } from "@hankweave-journal/core";
 import { parseCommandArgs } from "../args.js";
 import { humanIO } from "../terminal-text.js";
 import type { Command } from "../io.js";
+import { execLayout } from "../exec-path.js";
 import { BATCH_HELP, BATCH_OPTIONS, batchFlags, runBatchCommand, type BatchFlags } from "./fleet-batch.js";
 
 export interface VerifyArgs {
@@ -50,9 +51,9 @@ export const verifyCommand: Command<VerifyArgs> = {
     if (!all && p.values["dry-run"] === true) throw new JournalError("USAGE", "--dry-run needs --all <root> (verify changes nothing anyway)");
     return { exec: p.positionals[0] as string, all, dryRun: p.values["dry-run"] === true, deep: p.values.deep === true, json: p.values.json === true };
   },
-  async run(args, io) {
+  async run(args, io, ctx) {
     if (args.all) return runBatchCommand("verify", args.all, { dryRun: args.dryRun, json: args.json, verify: { deep: args.deep } }, io);
-    const r = await verifyExecution(args.exec, { deep: args.deep });
+    const r = await verifyExecution(execLayout(ctx), { deep: args.deep });
     if (args.json) {
       await io.stdout(JSON.stringify(r) + "\n");
       return r.ok ? 0 : 1;
