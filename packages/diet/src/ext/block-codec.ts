@@ -13,7 +13,7 @@ import {
   BLOCK_MAGIC, FIRST_COLUMN_STREAM, HOLE, PIECE_MIN_CHARS, SNAPSHOT_LINES, SNAPSHOT_STREAMS, STREAM, TEXT_MIN_CHARS,
   extError, firstColumnStream,
 } from "./format.js";
-import { zstdCompress, zstdDecodeExact } from "./zstd.js";
+import { zstdCompress, zstdDecodeExact, zstdDecodeInto } from "./zstd.js";
 
 /** What the column pass of a block yields: every stream but TEXT/TEXTN compressed, and the text values in order. */
 export interface ColumnBlock {
@@ -417,7 +417,7 @@ function packRecord(z: Buffer[], raw: number[]): Buffer {
  * Decompress the streams of a record (all of them, or those `want` accepts; the others are null);
  * EXT_CORRUPT when anything does not fit. `minStreams`: 9 (version 1) or 10 (version 2).
  */
-export function unpackRecord(record: Buffer, path?: string, want?: (s: number) => boolean, minStreams = FIRST_COLUMN_STREAM): (Buffer | null)[] {
+export function unpackRecord(record: Buffer, path?: string, want?: (s: number) => boolean, minStreams = FIRST_COLUMN_STREAM, scratch?: Scratch): (Buffer | null)[] {
   const bad = (why: string) => extError("EXT_CORRUPT", `a block record is corrupt: ${why}`, path);
   if (record.length < 8 || record.readUInt32LE(0) !== BLOCK_MAGIC) throw bad("no block magic");
   const n = record.readUInt32LE(4);
@@ -431,8 +431,9 @@ export function unpackRecord(record: Buffer, path?: string, want?: (s: number) =
     if (want !== undefined && !want(s)) out[s] = null;
     else if (size === 0) out[s] = EMPTY;
     else {
-      const d = zstdDecodeExact(record.subarray(at, at + z), size);
-      if (d === null) throw bad(`stream ${s} does not decode to its ${size} bytes`);
+      const zs = record.subarray(at, at + z);
+      const d = scratch === undefined ? zstdDecodeExact(zs, size) : scratch.take(size);
+      if (d === null || (scratch !== undefined && !zstdDecodeInto(zs, d))) throw bad(`stream ${s} does not decode to its ${size} bytes`);
       out[s] = d;
     }
     at += z;
@@ -442,6 +443,32 @@ export function unpackRecord(record: Buffer, path?: string, want?: (s: number) =
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/**
+ * Reused memory for one decode at a time (a block's record and its decoded streams): views taken
+ * from it stay valid until the next `reset`, so a decoder that reads block after block makes no
+ * garbage for them (external memory is collected late: at 1 GB it was most of restore's RSS).
+ */
+export class Scratch {
+  private buf: Buffer = Buffer.alloc(0);
+  private used = 0;
+
+  reset(): void {
+    this.used = 0;
+  }
+
+  /** `n` bytes (uninitialised) valid until the next reset. */
+  take(n: number): Buffer {
+    if (this.used + n > this.buf.length) {
+      // Earlier views keep the old buffer alive until the reset; later takes come from the new one.
+      this.buf = Buffer.allocUnsafeSlow(Math.max(2 * this.buf.length, n, 1 << 20));
+      this.used = 0;
+    }
+    const v = this.buf.subarray(this.used, this.used + n);
+    this.used += n;
+    return v;
+  }
+}
 
 /** The pack seen as bytes: piece `id` is `buf[start, end)` (the reader checks the id and the frame). */
 export type PieceBytes = (id: number) => { buf: Buffer; start: number; end: number };
@@ -629,7 +656,7 @@ function parseMeta(b: Buffer, nStreams: number, firstCol: number, bad: (why: str
  * SNAPSHOT_LINES − 1 lines before `from`. EXT_CORRUPT when the streams are inconsistent or a line's
  * length differs from LINELEN; EXT_INDEX_INVALID when the whole block's bytes differ from its index.
  */
-export function decodeBlockRange(record: Buffer, b: BlockShape, pieceBytes: PieceBytes, path?: string, from = 0, to = b.lines - 1): DecodedRange {
+export function decodeBlockRange(record: Buffer, b: BlockShape, pieceBytes: PieceBytes, path?: string, from = 0, to = b.lines - 1, mem: { scratch?: Scratch; out?: Buffer } = {}): DecodedRange {
   const bad = (why: string) => extError("EXT_CORRUPT", `a block does not decode: ${why}`, path);
   const lie = (why: string) => extError("EXT_SNAPSHOT_INVALID", `a block's cursor snapshot lies: ${why}`, path);
   const firstCol = firstColumnStream(b.version);
@@ -638,7 +665,7 @@ export function decodeBlockRange(record: Buffer, b: BlockShape, pieceBytes: Piec
   const last = Math.min(to, b.lines - 1);
   const first = Math.max(0, from);
   // ROWS, LINELEN, META (and SNAP) first; the other streams when the range needs them.
-  const head = unpackRecord(record, path, whole ? undefined : (s) => s <= STREAM.LINELEN || (snapshots && s === STREAM.SNAP), firstCol);
+  const head = unpackRecord(record, path, whole ? undefined : (s) => s <= STREAM.LINELEN || (snapshots && s === STREAM.SNAP), firstCol, mem.scratch);
   const nStreams = head.length;
   const meta = parseMeta(head[STREAM.META] as Buffer, nStreams, firstCol, bad);
   const rows = head[STREAM.ROWS] as Buffer;
@@ -710,7 +737,7 @@ export function decodeBlockRange(record: Buffer, b: BlockShape, pieceBytes: Piec
       // TS values are offsets from T, which only ID holes move: an ID-less range from a snapshot still needs none.
       for (const c of meta.shapeCols[sh - 1]) need[firstCol + c] = 1;
     }
-    st = unpackRecord(record, path, (s) => need[s] === 1, firstCol);
+    st = unpackRecord(record, path, (s) => need[s] === 1, firstCol, mem.scratch);
     st[STREAM.META] = head[STREAM.META];
     st[STREAM.ROWS] = rows;
     st[STREAM.LINELEN] = lens;
@@ -816,8 +843,8 @@ export function decodeBlockRange(record: Buffer, b: BlockShape, pieceBytes: Piec
   for (let i = first; i <= last; i++) size += lenOf[i] + 1;
   if (last === b.lines - 1 && b.lastUnterminated) size--;
   if (whole && size !== b.originalBytes) throw extError("EXT_INDEX_INVALID", `a block's lines add up to ${size} bytes, its index says ${b.originalBytes}`, path);
-  // Its own ArrayBuffer (never the shared pool): worker threads transfer it.
-  const out = whole ? Buffer.allocUnsafeSlow(size) : Buffer.allocUnsafe(size);
+  // Its own ArrayBuffer (never the shared pool): worker threads transfer it (and get it back to reuse).
+  const out = whole && mem.out !== undefined && mem.out.length >= size ? mem.out.subarray(0, size) : whole ? Buffer.allocUnsafeSlow(size) : Buffer.allocUnsafe(size);
   const n = last - first + 1;
   const starts = new Int32Array(Math.max(0, n));
   const ends = new Int32Array(Math.max(0, n));

@@ -8,8 +8,17 @@ import { JournalError, type ErrorCode } from "@hankweave-journal/core";
 import { startWorker } from "@hankweave-journal/cas";
 import type { ExtSource } from "./ext-source.js";
 
-/** Blocks requested ahead of the one being consumed. */
-const IN_FLIGHT = 4;
+/**
+ * Blocks requested ahead of the one being consumed (each a ~9 MiB buffer; 3 rather than 4 saved
+ * ~18 MB of restore's peak RSS at 1 GB for no CPU, see docs/extended-diet.md).
+ */
+const IN_FLIGHT = 3;
+/**
+ * A decode worker's young generation (MB). Its garbage is small and short-lived (a block's row
+ * arrays, the shape table's strings); V8's default (up to 48 MB per isolate) was ~25 MB of RSS
+ * per worker at 1 GB.
+ */
+const DECODE_WORKER_YOUNG_MB = 4;
 /** From this many original bytes restore and verify decode on worker threads. */
 export const DECODE_WORKERS_MIN_BYTES = 32 * 1024 * 1024;
 export const DECODE_MAX_WORKERS = 2;
@@ -20,21 +29,35 @@ interface Answer {
   error?: { code: ErrorCode | null; message: string; details: Record<string, unknown> };
 }
 
+/** A decoded block; `release()` (once, when its bytes are no longer used) gives its buffer back to the worker that made it. */
+export interface DecodedBlock {
+  data: Buffer;
+  release: () => void;
+}
+
 /** The blocks of `src` as original bytes, in order, decoded by `workers` threads. */
-export async function* decodeBlocksOnWorkers(src: ExtSource, workers: number): AsyncGenerator<Buffer> {
+export async function* decodeBlocksOnWorkers(src: ExtSource, workers: number): AsyncGenerator<DecodedBlock> {
   const ws: Worker[] = [];
-  const pending = new Map<number, { resolve: (b: Buffer) => void; reject: (e: Error) => void }>();
+  const pending = new Map<number, { resolve: (b: DecodedBlock) => void; reject: (e: Error) => void }>();
+  let done = false;
   const fail = (e: Error) => {
     for (const p of pending.values()) p.reject(e);
     pending.clear();
   };
   for (let i = 0; i < workers; i++) {
-    const w = startWorker(new URL("./decode-worker.js", import.meta.url), { workerData: { path: src.path, expect: src.expect } });
+    const w = startWorker(new URL("./decode-worker.js", import.meta.url), { workerData: { path: src.path, expect: src.expect }, resourceLimits: { maxYoungGenerationSizeMb: DECODE_WORKER_YOUNG_MB } });
     w.on("message", (m: Answer) => {
       const p = pending.get(m.id);
       pending.delete(m.id);
       if (!p) return;
-      if (m.data) p.resolve(Buffer.from(m.data.buffer, m.data.byteOffset, m.data.byteLength));
+      if (m.data) {
+        const ab = m.data.buffer as ArrayBuffer;
+        const back = () => {
+          // Transferred back: the buffer is detached here, so nothing can read it after release.
+          if (!done) w.postMessage({ recycle: ab }, [ab]);
+        };
+        p.resolve({ data: Buffer.from(ab, m.data.byteOffset, m.data.byteLength), release: back });
+      }
       else if (m.error?.code) p.reject(new JournalError(m.error.code, m.error.message, m.error.details));
       else p.reject(new JournalError("WORKER_FAILED", `a decode worker failed: ${m.error?.message ?? "unknown"}`, { path: src.path }));
     });
@@ -42,9 +65,9 @@ export async function* decodeBlocksOnWorkers(src: ExtSource, workers: number): A
     w.on("exit", (code) => fail(new JournalError("WORKER_FAILED", `a decode worker exited (${code})`, { path: src.path })));
     ws.push(w);
   }
-  const asked: Promise<Buffer>[] = [];
+  const asked: Promise<DecodedBlock>[] = [];
   const ask = (k: number) => {
-    const p = new Promise<Buffer>((resolve, reject) => pending.set(k, { resolve, reject }));
+    const p = new Promise<DecodedBlock>((resolve, reject) => pending.set(k, { resolve, reject }));
     p.catch(() => undefined);
     ws[k % ws.length].postMessage({ id: k, k });
     asked.push(p);
@@ -53,9 +76,10 @@ export async function* decodeBlocksOnWorkers(src: ExtSource, workers: number): A
     let next = 0;
     for (let k = 0; k < src.blocks.length; k++) {
       while (next < src.blocks.length && next < k + IN_FLIGHT) ask(next++);
-      yield await (asked.shift() as Promise<Buffer>);
+      yield await (asked.shift() as Promise<DecodedBlock>);
     }
   } finally {
+    done = true;
     await Promise.all(ws.map((w) => w.terminate()));
   }
 }

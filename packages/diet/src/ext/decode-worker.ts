@@ -1,18 +1,36 @@
 /**
- * Worker thread of the extended diet's restore and verify (started by `DecodePool`): opens the
- * container itself and answers `{k}` with block k's original bytes (transferred) or an error
- * with its code.
+ * Worker thread of the extended diet's restore and verify (started by `decodeBlocksOnWorkers`):
+ * opens the container itself and answers `{id, k}` with block k's original bytes (transferred) or
+ * an error with its code. `{recycle}` gives back a block's buffer once the consumer is done with
+ * it; the next block is rebuilt into it (no 8 MiB of garbage per block).
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { isJournalError, layoutOf } from "@hankweave-journal/core";
 import { ExtSource, type ExtExpect } from "./ext-source.js";
+import { BLOCK_TARGET_BYTES } from "./format.js";
 
 const { path, expect } = workerData as { path: string; expect: ExtExpect };
 const src = ExtSource.open(layoutOf("/"), expect, path);
+/** Buffers given back, reused for the next blocks. */
+const spare: ArrayBuffer[] = [];
+/** A block is cut at the first line end after BLOCK_TARGET_BYTES: most fit in this. */
+const BLOCK_BUFFER_BYTES = BLOCK_TARGET_BYTES + 1024 * 1024;
 
-parentPort?.on("message", (m: { id: number; k: number }) => {
+function outFor(size: number): Buffer {
+  while (spare.length > 0) {
+    const ab = spare.pop() as ArrayBuffer;
+    if (ab.byteLength >= size) return Buffer.from(ab);
+  }
+  return Buffer.from(new ArrayBuffer(Math.max(size, BLOCK_BUFFER_BYTES)));
+}
+
+parentPort?.on("message", (m: { id: number; k: number } | { recycle: ArrayBuffer }) => {
+  if ("recycle" in m) {
+    if (spare.length < 4) spare.push(m.recycle);
+    return;
+  }
   try {
-    const { data } = src.decodeBytes(m.k);
+    const { data } = src.decodeBytes(m.k, outFor(src.blocks[m.k].originalBytes));
     parentPort?.postMessage({ id: m.id, data }, [data.buffer as ArrayBuffer]);
   } catch (e) {
     parentPort?.postMessage({ id: m.id, error: { code: isJournalError(e) ? e.code : null, message: (e as Error).message, details: isJournalError(e) ? e.details : {} } });

@@ -89,13 +89,14 @@ export async function openExtSource(layout: ExecLayout, paths: { zst?: string; m
 
 /**
  * The original bytes of an extended diet as chunks, with the restore pipeline's piece shape
- * (`release` is always null: the chunks are fresh buffers). `workers` threads decode the blocks
+ * (`release`, when not null, gives the chunk's buffer back to its decode worker: call it once the
+ * bytes are no longer used). `workers` threads decode the blocks
  * (default: DECODE_MAX_WORKERS from DECODE_WORKERS_MIN_BYTES, else none; 0: in this thread).
  */
-export async function* extOriginalPieces(src: ExtSource, workers?: number): AsyncGenerator<{ parts: Buffer[]; release: null }> {
+export async function* extOriginalPieces(src: ExtSource, workers?: number): AsyncGenerator<{ parts: Buffer[]; release: (() => void) | null }> {
   const n = Math.min(workers ?? (src.expect.originalBytes >= DECODE_WORKERS_MIN_BYTES ? DECODE_MAX_WORKERS : 0), DECODE_MAX_WORKERS, src.blocks.length);
   if (n > 0) {
-    for await (const data of decodeBlocksOnWorkers(src, n)) yield { parts: [data], release: null };
+    for await (const { data, release } of decodeBlocksOnWorkers(src, n)) yield { parts: [data], release };
     return;
   }
   for (const parts of src.originalChunks()) {
@@ -115,11 +116,12 @@ export async function verifyExtDiet(layout: ExecLayout, paths: { zst?: string; m
   const sha = createSha256();
   let bytes = 0;
   try {
-    for await (const { parts } of extOriginalPieces(src, paths.workers)) {
+    for await (const { parts, release } of extOriginalPieces(src, paths.workers)) {
       for (const p of parts) {
         sha.update(p);
         bytes += p.length;
       }
+      release?.();
     }
   } finally {
     src.close();

@@ -12,6 +12,7 @@ import { copyExec, linesToBytes, rmExec, tempExec } from "../test-helpers.js";
 import { prng } from "@hankweave-journal/journal/testing";
 import { applyExtDiet } from "./ext-diet.js";
 import { independentDecode } from "./independent-decoder.js";
+import { ExtSource } from "./ext-source.js";
 
 // Round trips of the extended diet: through the independent decoder written from
 // docs/extended-diet.md, through openReader (the production decoder) and through restore.
@@ -182,6 +183,43 @@ describe("extended diet: reads that start at a cursor snapshot, and the pack's r
       await reader.close();
     }
     expect((await restoreJournal(exec)).status).toBe("restored");
+    expect(fs.readFileSync(l.journal).equals(original)).toBe(true);
+  }, 30_000);
+});
+
+describe("extended diet: decoding with reused memory", () => {
+  it("restore on two decode workers (block buffers given back and reused) and a frame cache small enough to evict and reuse frames: byte for byte", async () => {
+    const rnd = prng(11);
+    const bodies = Array.from({ length: 200 }, (_, k) => `piece ${k} of a body `.repeat(3 + (k % 11)));
+    const lines: string[] = [];
+    for (let i = 0; i < 1500; i++) {
+      const t = 1772712164469 + i * 41;
+      const text = `${bodies[Math.floor(rnd() * bodies.length)]}\n${bodies[Math.floor(rnd() * bodies.length)]}`;
+      lines.push(i % 97 === 5 ? `{"n":1e5,"i":${i}}` : JSON.stringify({ id: `${t}-y${i.toString(36)}`, timestamp: new Date(t).toISOString(), type: "tool.result", data: { i, text } }));
+    }
+    const original = Buffer.from(`${lines.join("\n")}\n`);
+    const exec = tempExec(original);
+    made.push(exec);
+    await applyExtDiet(exec, { force: true, workers: 0, blockTargetBytes: 16 * 1024, packFrameTargetBytes: 600 });
+    const l = layoutOf(exec);
+    const manifest = JSON.parse(fs.readFileSync(l.manifest, "utf8"));
+    expect(manifest.ext.blocks).toBeGreaterThan(12);
+    // In this thread with a 3 KB frame cache: frames are evicted and their buffers reused, in order and out of order.
+    const src = ExtSource.open(l, { lines: manifest.ext.lines, originalBytes: manifest.originalBytes, endsWithNewline: manifest.ext.endsWithNewline }, l.dietedJournal, 3000);
+    try {
+      expect(src.frames.length).toBeGreaterThan(20);
+      const parts: Buffer[] = [];
+      for (let k = 0; k < src.blocks.length; k++) parts.push(Buffer.from(src.decodeBytes(k).data));
+      expect(Buffer.concat(parts).equals(original)).toBe(true);
+      for (let n = 0; n < 20; n++) {
+        const k = Math.floor(rnd() * src.blocks.length);
+        const b = src.blocks[k];
+        expect(Buffer.from(src.decodeBytes(k).data).equals(original.subarray(b.originalOffset, b.originalOffset + b.originalBytes))).toBe(true);
+      }
+    } finally {
+      src.close();
+    }
+    expect((await restoreJournal(exec, { workers: 2 })).status).toBe("restored");
     expect(fs.readFileSync(l.journal).equals(original)).toBe(true);
   }, 30_000);
 });

@@ -11,12 +11,12 @@ import * as fs from "node:fs";
 import { JournalError, type ExecLayout } from "@hankweave-journal/core";
 import { openRegularSync } from "@hankweave-journal/journal";
 import {
-  BLOCK_ENTRY_BYTES, FOOTER_BYTES, FRAME_CACHE_BYTES, FRAME_ENTRY_BYTES, HEADER_BYTES, CONTAINER_MAGIC, READ_VERSIONS,
+  BLOCK_ENTRY_BYTES, FOOTER_BYTES, FRAME_CACHE_BYTES, FRAME_ENTRY_BYTES, HEADER_BYTES, CONTAINER_MAGIC, PACK_FRAME_TARGET_BYTES, READ_VERSIONS,
   extError, readBlockTable, readFooter, readFrameTable,
   type BlockEntry, type ExtManifestInfo, type FrameEntry,
 } from "./format.js";
-import { decodeBlockRange, type DecodedRange } from "./block-codec.js";
-import { zstdContentSize, zstdDecodeExact } from "./zstd.js";
+import { Scratch, decodeBlockRange, type DecodedRange } from "./block-codec.js";
+import { zstdContentSize, zstdDecodeInto } from "./zstd.js";
 
 /** A decoded pack frame; piece starts are found lazily (a one-line read scans only up to its piece). */
 interface CachedFrame {
@@ -52,12 +52,18 @@ export function readExtInfo(manifestPath: string): ExtManifestInfo | null {
 }
 
 export class ExtSource {
-  /** Decoded pack frames, least recently used first, at most FRAME_CACHE_BYTES (and always the last one used). */
+  /** Decoded pack frames, least recently used first, at most frameCacheBytes_ (and always the last one used). */
   private readonly frameCache = new Map<number, CachedFrame>();
   private frameCacheBytes = 0;
   private lastFrame: { k: number; fr: CachedFrame; first: number; end: number } | null = null;
   /** The answer of pieceBytes, reused (callers copy from it at once). */
   private readonly hit: { buf: Buffer; start: number; end: number } = { buf: Buffer.alloc(0), start: 0, end: 0 };
+  /** The record being decoded and its streams (reused block after block). */
+  private readonly scratch = new Scratch();
+  /** Buffers of evicted frames, reused by the next frames decoded (no garbage per frame). */
+  private readonly spareFrames: ArrayBuffer[] = [];
+  /** The compressed frame being decoded (reused). */
+  private frameZ: Buffer = Buffer.alloc(0);
   private constructor(
     readonly path: string,
     private readonly fd: number,
@@ -66,10 +72,14 @@ export class ExtSource {
     readonly frames: FrameEntry[],
     readonly expect: ExtExpect,
     readonly version: number,
+    private readonly frameCacheBytes_: number,
   ) {}
 
-  /** Open `path` (default: the published container) and check its tables against `expect`. */
-  static open(layout: ExecLayout, expect: ExtExpect, path: string = layout.dietedJournal): ExtSource {
+  /**
+   * Open `path` (default: the published container) and check its tables against `expect`.
+   * `frameCacheBytes`: the decoded-frame cache's bound (tests make it small to exercise eviction).
+   */
+  static open(layout: ExecLayout, expect: ExtExpect, path: string = layout.dietedJournal, frameCacheBytes = FRAME_CACHE_BYTES): ExtSource {
     const fd = openRegularSync(path);
     try {
       const size = fs.fstatSync(fd).size;
@@ -85,7 +95,7 @@ export class ExtSource {
       const tables = preadExact(fd, footer.packTableOffset, size - FOOTER_BYTES - footer.packTableOffset, path);
       const frames = readFrameTable(tables.subarray(0, footer.frames * FRAME_ENTRY_BYTES), footer, path);
       const blocks = readBlockTable(tables.subarray(footer.frames * FRAME_ENTRY_BYTES, footer.frames * FRAME_ENTRY_BYTES + footer.blocks * BLOCK_ENTRY_BYTES), footer, expect.lines, expect.originalBytes, path);
-      return new ExtSource(path, fd, size, blocks, frames, expect, version);
+      return new ExtSource(path, fd, size, blocks, frames, expect, version, frameCacheBytes);
     } catch (e) {
       fs.closeSync(fd);
       throw e;
@@ -112,10 +122,17 @@ export class ExtSource {
   /** Lines `from`..`to` of block `k` (block-relative, inclusive), rebuilt and checked (from the nearest cursor snapshot). */
   decode(k: number, from = 0, to = Number.POSITIVE_INFINITY): ExtLines {
     const b = this.blocks[k];
-    const record = preadExact(this.fd, b.fileOffset, b.recordBytes, this.path);
-    const r = decodeBlockRange(record, this.shapeOf(k), (id) => this.pieceBytes(id), this.path, from, Math.min(to, b.lines - 1));
+    const record = this.readRecord(k);
+    const r = decodeBlockRange(record, this.shapeOf(k), (id) => this.pieceBytes(id), this.path, from, Math.min(to, b.lines - 1), { scratch: this.scratch });
     for (let i = 0; i < r.offsets.length; i++) r.offsets[i] += b.originalOffset;
     return { ...r, firstLine: b.firstLine + Math.max(0, from) };
+  }
+
+  /** Block k's record, read into the scratch memory (valid until the next decode). */
+  private readRecord(k: number): Buffer {
+    const b = this.blocks[k];
+    this.scratch.reset();
+    return preadExact(this.fd, b.fileOffset, b.recordBytes, this.path, this.scratch.take(b.recordBytes));
   }
 
   private shapeOf(k: number) {
@@ -156,9 +173,10 @@ export class ExtSource {
       fr = this.loadFrame(lo);
       this.frameCacheBytes += fr.raw.length;
       for (const [key, old] of this.frameCache) {
-        if (this.frameCacheBytes <= FRAME_CACHE_BYTES) break;
+        if (this.frameCacheBytes <= this.frameCacheBytes_) break;
         this.frameCache.delete(key);
         this.frameCacheBytes -= old.raw.length;
+        if (this.spareFrames.length < SPARE_FRAMES) this.spareFrames.push(old.raw.buffer as ArrayBuffer);
       }
     } else this.frameCache.delete(lo);
     this.frameCache.set(lo, fr);
@@ -194,9 +212,10 @@ export class ExtSource {
 
   private loadFrame(k: number): CachedFrame {
     const f = this.frames[k];
-    const z = preadExact(this.fd, f.fileOffset, f.compressedBytes, this.path);
-    const raw = zstdDecodeExact(z, f.rawBytes);
-    if (raw === null) {
+    if (this.frameZ.length < f.compressedBytes) this.frameZ = Buffer.allocUnsafeSlow(Math.max(f.compressedBytes, 2 * this.frameZ.length, 256 * 1024));
+    const z = preadExact(this.fd, f.fileOffset, f.compressedBytes, this.path, this.frameZ.subarray(0, f.compressedBytes));
+    const raw = this.frameBuffer(f.rawBytes);
+    if (!zstdDecodeInto(z, raw)) {
       const declared = zstdContentSize(z);
       if (declared !== null && declared !== f.rawBytes) {
         throw extError("EXT_BODY_SIZE", `pack frame ${k} holds ${declared} bytes, its index declares ${f.rawBytes}`, this.path, { expected: f.rawBytes, actual: declared });
@@ -207,11 +226,25 @@ export class ExtSource {
     return { raw, starts, known: 1 };
   }
 
-  /** Block `k` rebuilt whole, as its original bytes, with each line's end offset (relative to the block). */
-  decodeBytes(k: number): { data: Buffer; ends: Int32Array } {
-    const b = this.blocks[k];
-    const record = preadExact(this.fd, b.fileOffset, b.recordBytes, this.path);
-    return decodeBlockRange(record, this.shapeOf(k), (id) => this.pieceBytes(id), this.path);
+  /** `size` bytes for a decoded frame: a spare frame's buffer when one is large enough, else a new one (with room for the next frames). */
+  private frameBuffer(size: number): Buffer {
+    for (let i = 0; i < this.spareFrames.length; i++) {
+      const ab = this.spareFrames[i];
+      if (ab.byteLength >= size) {
+        this.spareFrames.splice(i, 1);
+        return Buffer.from(ab, 0, size);
+      }
+    }
+    return Buffer.from(new ArrayBuffer(Math.max(size, FRAME_BUFFER_BYTES)), 0, size);
+  }
+
+  /**
+   * Block `k` rebuilt whole, as its original bytes, with each line's end offset (relative to the
+   * block). `out`: a buffer to rebuild into when it is large enough (data is then a view of it).
+   */
+  decodeBytes(k: number, out?: Buffer): { data: Buffer; ends: Int32Array } {
+    const record = this.readRecord(k);
+    return decodeBlockRange(record, this.shapeOf(k), (id) => this.pieceBytes(id), this.path, 0, Number.POSITIVE_INFINITY, { scratch: this.scratch, out });
   }
 
   /** The original journal, in order, one block's bytes at a time (bounded memory). */
@@ -229,8 +262,13 @@ export class ExtSource {
 }
 
 
-function preadExact(fd: number, position: number, length: number, path: string): Buffer {
-  const b = Buffer.allocUnsafe(length);
+/** Evicted frame buffers kept for reuse. */
+const SPARE_FRAMES = 8;
+/** A frame buffer's least size: frames are cut once they hold PACK_FRAME_TARGET_BYTES, so most are a little above it. */
+const FRAME_BUFFER_BYTES = PACK_FRAME_TARGET_BYTES + 128 * 1024;
+
+function preadExact(fd: number, position: number, length: number, path: string, into?: Buffer): Buffer {
+  const b = into ?? Buffer.allocUnsafe(length);
   let got = 0;
   while (got < length) {
     let n: number;

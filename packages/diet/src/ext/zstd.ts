@@ -40,16 +40,24 @@ export function zstdCompress(data: Uint8Array, level: number): Buffer {
  * truncated, decodes to more than `size` bytes or to fewer (the caller picks the error code).
  */
 export function zstdDecodeExact(src: Uint8Array, size: number): Buffer | null {
+  const dst = Buffer.allocUnsafe(size);
+  return zstdDecodeInto(src, dst) ? dst : null;
+}
+
+/**
+ * Decode `src` into exactly all of `dst` (a view of a reused buffer: no allocation). False when
+ * `src` is corrupt, truncated, or decodes to another size than `dst.length`.
+ */
+export function zstdDecodeInto(src: Uint8Array, dst: Uint8Array): boolean {
   const lib = binding();
   dctx ??= new lib.DCtx();
-  const dst = Buffer.allocUnsafe(size);
   let n: number;
   try {
     n = dctx.decompress(dst, src);
   } catch {
-    return null;
+    return false;
   }
-  return n === size ? dst : null;
+  return n === dst.length;
 }
 
 /** The content size a zstd frame header declares (null when absent or not a frame). */
