@@ -20,4 +20,4 @@ export type { ZstdNapiBinding } from "./zstd-native.js";
 export { ZstdPool, ZSTD_POOL_MAX_WORKERS } from "./zstd-pool.js";
 export { startWorker, workerEntryOf } from "./worker-start.js";
 export type { WorkerEntry } from "./worker-start.js";
-export { OneFrameWriter, OneFrameReader, frameHeaderOf, withContentSize } from "./one-frame.js";
+export { OneFrameWriter, OneFrameReader, OneFrameFollower, frameHeaderOf, withContentSize } from "./one-frame.js";

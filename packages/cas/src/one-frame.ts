@@ -79,6 +79,8 @@ export class OneFrameWriter {
   private writing: Promise<void> = Promise.resolve();
   private contentBytes = 0;
   private finished = false;
+  /** Called with (position, length) after each write of the frame's bytes completed, in file order. */
+  onWritten: ((position: number, length: number) => void) | null = null;
 
   /** `workers` libzstd threads (0: compress in the calling thread). */
   constructor(private readonly fh: FileHandle, level: number, workers: number) {
@@ -86,6 +88,14 @@ export class OneFrameWriter {
     this.cctx.setParameter(P.compressionLevel, level);
     this.cctx.setParameter(P.checksumFlag, 0);
     if (workers > 0) this.cctx.setParameter(P.nbWorkers, workers);
+  }
+
+  /**
+   * The header written at the end (null: none pending, the header went out as is with the first
+   * write); the frame's other bytes start at `headerBytes + 8` until then.
+   */
+  get pendingHeader(): Buffer | null {
+    return this.header;
   }
 
   /** Uncompressed bytes fed so far. */
@@ -151,7 +161,7 @@ export class OneFrameWriter {
     await this.writing;
     const at = this.position;
     this.position += chunk.length;
-    this.writing = writeAll(this.fh, chunk, at);
+    this.writing = writeAll(this.fh, chunk, at).then(() => this.onWritten?.(at, chunk.length));
     this.writing.catch(() => undefined);
   }
 }
@@ -240,5 +250,99 @@ export class OneFrameReader {
       }
     }
     if (!this.atFrameEnd) throw corrupt(this.path, `the zstd frame is not complete after ${this.produced} bytes (truncated?)`, this.filePos);
+  }
+}
+
+/**
+ * Decodes a one-frame file WHILE `OneFrameWriter` writes it, from what is already on disk: the
+ * compatible diet's verification in step with the compression instead of a second pass (format
+ * §5.1: the diet is verified from disk before it is published). The writer's provisional header
+ * (without Frame_Content_Size, rewritten at the end) is fed from memory first; every other byte
+ * of the frame is read back from the file (`pread`) once its write completed (`written`). At the
+ * end, `checkEnd` reads the final header back and checks it is that header with the content size
+ * that was decoded, and that the frame ended exactly at the end of the file.
+ */
+export class OneFrameFollower {
+  private readonly dctx = new (zstdNapi().DCtx)();
+  private readonly input = Buffer.allocUnsafe(READ_BYTES);
+  private inAt = 0;
+  private inEnd = 0;
+  /** Next file position to read. */
+  private filePos = 0;
+  /** The file holds the frame's bytes up to here (from `filePos` on). */
+  private upTo = 0;
+  private header: Buffer | null = null;
+  private atFrameEnd = false;
+  /** Decompressed bytes produced so far. */
+  produced = 0;
+
+  constructor(private readonly fd: number, private readonly path?: string) {}
+
+  /** The frame's bytes [position, position + length) are on disk (called in file order). */
+  written(position: number, length: number, pendingHeader: Buffer | null): void {
+    if (this.upTo === 0 && this.filePos === 0) {
+      // The first write: the frame starts at 0, or after the header that is rewritten at the end.
+      if (pendingHeader !== null) {
+        this.header = Buffer.from(pendingHeader);
+        this.input.set(this.header, 0);
+        this.inEnd = this.header.length;
+      }
+      this.filePos = position;
+    } else if (position !== this.upTo) {
+      throw corrupt(this.path, `a write at ${position} does not follow the one that ended at ${this.upTo}`, position);
+    }
+    this.upTo = position + length;
+  }
+
+  private refill(): boolean {
+    if (this.filePos >= this.upTo) return false;
+    const n = readSync(this.fd, this.input, 0, Math.min(READ_BYTES, this.upTo - this.filePos), this.filePos);
+    if (n === 0) throw corrupt(this.path, `file ends at ${this.filePos}, expected ${this.upTo} bytes`, this.filePos);
+    this.filePos += n;
+    this.inAt = 0;
+    this.inEnd = n;
+    return true;
+  }
+
+  /**
+   * Decode what is on disk into `dst` from `fill`; returns the new fill (less than `dst.length`
+   * when the written bytes ran out first: call again after the next `written`).
+   */
+  decodeInto(dst: Uint8Array, fill: number): number {
+    while (fill < dst.length) {
+      if (this.inAt === this.inEnd && !this.refill()) return fill;
+      let r: [number, number, number];
+      try {
+        r = this.dctx.decompressStream(dst.subarray(fill), this.input.subarray(this.inAt, this.inEnd));
+      } catch (e) {
+        throw corrupt(this.path, `zstd decoding failed: ${(e as Error).message}`, this.filePos);
+      }
+      this.inAt += r[2];
+      fill += r[1];
+      this.produced += r[1];
+      if (r[1] > 0 || r[2] > 0) this.atFrameEnd = r[0] === 0;
+      else if (this.inAt < this.inEnd) throw corrupt(this.path, "the zstd decoder stopped making progress", this.filePos);
+    }
+    return fill;
+  }
+
+  /**
+   * After the writer finished (`fileBytes` on disk): nothing more decodes, the frame is complete
+   * and ends the file, and the header on disk is the provisional one with a Frame_Content_Size of
+   * the bytes decoded (or, when the header went out with the first write, it was decoded as is).
+   */
+  checkEnd(fileBytes: number): void {
+    if (this.upTo !== fileBytes) throw corrupt(this.path, `the file holds ${fileBytes} bytes, ${this.upTo} were written`, fileBytes);
+    const probe = Buffer.allocUnsafe(1);
+    if (this.decodeInto(probe, 0) > 0) throw corrupt(this.path, `the zstd stream holds more than the ${this.produced - 1} bytes indexed`);
+    if (this.inAt < this.inEnd || this.filePos !== fileBytes) throw corrupt(this.path, "the zstd frame ends before the file", this.filePos);
+    if (!this.atFrameEnd) throw corrupt(this.path, `the zstd frame is not complete after ${this.produced} bytes (truncated?)`, this.filePos);
+    if (this.header === null) return;
+    const expected = withContentSize(this.header, this.produced);
+    const onDisk = Buffer.allocUnsafe(expected.length);
+    const n = readSync(this.fd, onDisk, 0, onDisk.length, 0);
+    if (n !== expected.length || !onDisk.equals(expected) || !frameHeaderOf(onDisk).hasContentSize) {
+      throw corrupt(this.path, "the frame header on disk is not the one decoded with its content size", 0);
+    }
   }
 }

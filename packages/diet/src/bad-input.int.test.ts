@@ -265,6 +265,34 @@ describe("bad input: a code, and nothing deleted", () => {
   });
 });
 
+describe("the compatible diet's verification in step with its writing", () => {
+  it("a blob damaged on disk after it was written → DIET_VERIFY_FAILED (cause CAS_CORRUPT), the journal kept, no pair", async () => {
+    const original = finishedJournal(BODIES);
+    const exec = tempExec(original);
+    made.push(exec);
+    const l = layoutOf(exec);
+    let damaged = 0;
+    const err = await applyDiet(exec, {
+      frameTargetBytes: 1500,
+      hook: (step) => {
+        if (step !== "blob" || damaged > 0) return;
+        // A blob already in place (others may still be temps): same size, other bytes.
+        const shards = fs.readdirSync(l.casDir).filter((d) => /^[0-9a-f]{2}$/.test(d));
+        const file = shards.flatMap((d) => fs.readdirSync(`${l.casDir}/${d}`).filter((n) => /^[0-9a-f]{64}\.zst$/.test(n)).map((n) => `${l.casDir}/${d}/${n}`))[0];
+        const b = fs.readFileSync(file);
+        b.fill(0x41, Math.min(12, b.length - 1));
+        fs.writeFileSync(file, b);
+        damaged++;
+      },
+    }).catch((e: unknown) => e as { code?: string; cause?: { code?: string } });
+    expect({ damaged, err: String(err) }).toMatchObject({ damaged: 1 });
+    expect(err).toMatchObject({ code: "DIET_VERIFY_FAILED", cause: { code: expect.stringMatching(/^(CAS_CORRUPT|ZSTD_TOO_LARGE)$/) } });
+    expect(fs.readFileSync(l.journal).equals(original)).toBe(true);
+    expect(fs.existsSync(l.dietedJournal) || fs.existsSync(l.manifest)).toBe(false);
+    expect(fs.existsSync(l.dietedJournalTmp) || fs.existsSync(l.manifestTmp)).toBe(false);
+  });
+});
+
 describe("preconditions and idempotence", () => {
   it("refuses RUN_NOT_FINISHED when the last run is running or absent; --force overrides", async () => {
     for (const end of [null] as const) {

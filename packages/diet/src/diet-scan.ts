@@ -58,13 +58,14 @@ function jsonAccepts(line: Buffer): boolean {
 /** Run the pass over `fh` from offset 0 to its end. */
 export async function scanForDiet(
   fh: FileHandle,
-  opts: { kind: DietKind; countEvents: boolean; frameTargetBytes?: number },
+  opts: { kind: DietKind; countEvents: boolean; frameTargetBytes?: number; frames?: FrameIndexEntry[] },
   sink: DietScanSink = {},
 ): Promise<DietScanResult> {
   const frameTarget = opts.frameTargetBytes ?? FRAME_TARGET_BYTES;
   const sha = createSha256();
   const seen = new Set<string>();
-  const frames: FrameIndexEntry[] = [];
+  // The caller may pass the array to watch the index grow (the diet's in-step verification).
+  const frames: FrameIndexEntry[] = opts.frames ?? [];
   const r = { lines: 0, events: 0, pointerBytes: 0, moved: 0, movedBytes: 0, uniqueBodyBytes: 0, originalBytes: 0 };
   let pieces: Buffer[] = [];
   let piecesBytes = 0;

@@ -8,6 +8,7 @@
  * fsync the directory → delete events.jsonl and events.meta.json → fsync. A crash at any point
  * leaves the intact original or a complete verified diet.
  */
+import { closeSync, fstatSync } from "node:fs";
 import * as fsp from "node:fs/promises";
 import { JournalError, resolveExec, type ExecLayout, type ExecRef } from "@hankweave-journal/core";
 import { availableParallelism } from "node:os";
@@ -16,13 +17,13 @@ import {
 } from "@hankweave-journal/cas";
 import {
   assertRegularFile, assertTempUsable, claimLockForOfflineTool, createTemp, errnoOf, fsyncDir, ioError, journalPresence,
-  openRegularForRead, readSidecarStatus,
+  openRegularForRead, openRegularSync, readSidecarStatus,
 } from "@hankweave-journal/journal";
 import { DEFAULT_DIET_KIND, kindOfManifest, manifestFieldsOf, type DietKind } from "./diet-kind.js";
 import { scanForDiet, type DietScanResult } from "./diet-scan.js";
 import { serializeManifest, type DietManifest } from "./manifest.js";
 import { lastRunStatus, type LastRunStatus } from "./run-status.js";
-import { verifyDiet } from "./verify-diet.js";
+import { StepVerifier, checkManifestOnDisk, verifyDiet } from "./verify-diet.js";
 import { DietedSource } from "./dieted-source.js";
 import { findPointers } from "./rehydrate.js";
 import { applyExtDiet, extAlreadyDieted, isExtDiet, planExtDiet } from "./ext/ext-diet.js";
@@ -233,10 +234,22 @@ export async function applyDiet(exec: ExecRef, opts: DietOptions = {}): Promise<
     let scan: DietScanResult;
     let zstBytes: number;
     let blobsDurable: Promise<void> = Promise.resolve();
+    // The one-frame journal is verified while it is written (StepVerifier: decoded back from the
+    // temp behind the writer, rehydrated from the blobs on disk); the seekable one after (verifyDiet).
+    const scanFrames: DietScanResult["frames"] = [];
+    let stepVerifier: StepVerifier | undefined;
+    let readFd: number | undefined;
     try {
       const writer = seekable ? new SeekableWriter(zfh, JOURNAL_ZSTD_LEVEL, 2) : new OneFrameWriter(zfh, JOURNAL_ZSTD_LEVEL, before.size >= JOURNAL_ZSTD_MT_MIN_BYTES ? JOURNAL_ZSTD_WORKERS : 0);
+      if (writer instanceof OneFrameWriter) {
+        // The temp is open write-only: the follower reads it back through a descriptor of its own (same inode).
+        readFd = openRegularSync(layout.dietedJournalTmp);
+        if (fstatSync(readFd).ino !== (await zfh.stat()).ino) throw new JournalError("JOURNAL_CHANGED", `${layout.dietedJournalTmp} was replaced while the diet wrote it`, { path: layout.dietedJournalTmp });
+        stepVerifier = new StepVerifier(layout, scanFrames, readFd, layout.dietedJournalTmp, () => Promise.all([...inFlight]));
+        stepVerifier.attach(writer);
+      }
       let frames = 0;
-      scan = await scanForDiet(fh, { kind, countEvents: trusted === undefined, frameTargetBytes: opts.frameTargetBytes }, {
+      scan = await scanForDiet(fh, { kind, countEvents: trusted === undefined, frameTargetBytes: opts.frameTargetBytes, frames: scanFrames }, {
         body: async (b, _line, firstSeen) => {
           if (!firstSeen) return;
           referenced.add(b.sha256);
@@ -256,6 +269,7 @@ export async function applyDiet(exec: ExecRef, opts: DietOptions = {}): Promise<
           if (blobError) throw blobError;
         },
         frame: async (data) => {
+          stepVerifier?.check();
           if (writer instanceof SeekableWriter) await writer.addFrame(data);
           else await writer.write(data);
           await hook("frame", ++frames);
@@ -267,8 +281,19 @@ export async function applyDiet(exec: ExecRef, opts: DietOptions = {}): Promise<
       blobsDurable = syncBlobs(layout, referenced);
       blobsDurable.catch(() => undefined);
       zstBytes = (await writer.finish()).bytes;
-      await zfh.sync();
+      const synced = zfh.sync();
+      synced.catch(() => undefined);
+      if (stepVerifier !== undefined) {
+        try {
+          await stepVerifier.finish(zstBytes, { sha256: scan.originalSha256, bytes: scan.originalBytes }, layout.dietedJournalTmp);
+        } catch (e) {
+          throw verifyFailed(layout, e);
+        }
+      }
+      await synced;
     } finally {
+      await stepVerifier?.settle();
+      if (readFd !== undefined) closeSync(readFd);
       await zfh.close();
       await pool?.close();
     }
@@ -301,13 +326,13 @@ export async function applyDiet(exec: ExecRef, opts: DietOptions = {}): Promise<
     await fsyncDir(layout.eventsDir);
     await hook("tmp-written", 0);
 
-    // Verify from disk, through the same code path readers and restore use.
+    // Verify from disk: the one-frame journal was (above, in step); the manifest is read back.
+    // The seekable one goes through the same code path readers and restore use.
     try {
-      await verifyDiet(layout, { zst: layout.dietedJournalTmp, manifest: layout.manifestTmp });
+      if (stepVerifier !== undefined) await checkManifestOnDisk(layout, layout.manifestTmp, manifestText);
+      else await verifyDiet(layout, { zst: layout.dietedJournalTmp, manifest: layout.manifestTmp });
     } catch (e) {
-      throw new JournalError("DIET_VERIFY_FAILED", `the written diet did not verify: ${(e as Error).message}`, {
-        path: layout.dietedJournalTmp,
-      }, { cause: e });
+      throw verifyFailed(layout, e);
     }
     await blobsDurable;
     await hook("verified", 0);
@@ -339,6 +364,12 @@ export async function applyDiet(exec: ExecRef, opts: DietOptions = {}): Promise<
     }
     await lock.release();
   }
+}
+
+function verifyFailed(layout: ExecLayout, e: unknown): JournalError {
+  return new JournalError("DIET_VERIFY_FAILED", `the written diet did not verify: ${(e as Error).message}`, {
+    path: layout.dietedJournalTmp,
+  }, { cause: e });
 }
 
 /** The idempotent path: re-verify an existing diet and report it. */

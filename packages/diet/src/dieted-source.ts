@@ -86,6 +86,27 @@ export class DietedSource {
     }
   }
 
+  /**
+   * A source without a file, for rehydrating blocks decoded elsewhere (`rehydrateBlock`): the
+   * diet's in-step verification, whose `manifest.frames` grows as the blocks are written.
+   */
+  static forBlocks(layout: ExecLayout, frames: FrameIndexEntry[]): DietedSource {
+    // Only the frame index is read by the block methods; the rest of a manifest is not known yet.
+    const manifest = { frames, framing: "one-frame" } as DietManifest;
+    const src = new DietedSource(layout, manifest, -1, 0, null, new BodyCache(layout));
+    src.closed = true;
+    return src;
+  }
+
+  /**
+   * The original bytes of block (or frame) `k` from its decoded pointer bytes `data`: checked
+   * against the index and rehydrated from verified CAS bodies, as `originalParts` yields them.
+   */
+  async rehydrateBlock(k: number, data: Buffer): Promise<Buffer[]> {
+    const prepared = await this.prepareBlock(k, data);
+    return prepared.lines === null ? [data] : this.spliceFrame(k, prepared);
+  }
+
   /** The seek table of our seekable pointer journal (null for a foreign `.zst`). */
   get seekTable(): SeekTable | null {
     return this.table;
@@ -142,7 +163,7 @@ export class DietedSource {
   }
 
   async close(): Promise<void> {
-    if (this.closed) return;
+    if (this.closed || this.fd < 0) return;
     this.closed = true;
     closeSync(this.fd);
   }

@@ -3,11 +3,11 @@
  * verified CAS bodies, and compare the SHA-256 and size of the result with the manifest.
  */
 import * as fsp from "node:fs/promises";
-import { JournalError, resolveExec, type ExecRef } from "@hankweave-journal/core";
-import { createSha256 } from "@hankweave-journal/cas";
+import { JournalError, resolveExec, type ExecLayout, type ExecRef } from "@hankweave-journal/core";
+import { OneFrameFollower, createSha256, type OneFrameWriter } from "@hankweave-journal/cas";
 import { DietedSource } from "./dieted-source.js";
 import { originalPieces } from "./restore-pipeline.js";
-import { readManifest, type DietManifest } from "./manifest.js";
+import { readManifest, type DietManifest, type FrameIndexEntry } from "./manifest.js";
 import { isExtDiet, verifyExtDiet } from "./ext/ext-diet.js";
 
 /** What a verification found. */
@@ -65,4 +65,123 @@ export async function verifyDiet(
     pointerJournalBytes: src.zstBytes,
     manifestBytes: (await fsp.stat(manifestPath)).size,
   };
+}
+
+/**
+ * The compatible diet's verification in step with its writing (format §5.1: verified from disk
+ * before it is published), instead of a second pass over the finished temps: every byte the
+ * one-frame writer puts in `events.jsonl.zst.tmp` is read back from the file once its write
+ * completed and decoded (`OneFrameFollower`); each decoded block is checked against the frame
+ * index and rehydrated from the CAS blobs read back from disk and verified (`DietedSource`'s
+ * block path, as restore rebuilds them) and hashed. `finish` checks that the frame ends the file
+ * with the header decoded plus its content size, and that the rebuilt bytes have the original's
+ * size and SHA-256; `checkManifest` reads the manifest temp back. Any failure is the stable code
+ * of the check (ZSTD_CORRUPT, CAS_CORRUPT, MANIFEST_MISMATCH, …), wrapped by the diet.
+ */
+export class StepVerifier {
+  private readonly follower: OneFrameFollower;
+  private readonly src: DietedSource;
+  private readonly sha = createSha256();
+  private bytes = 0;
+  /** Index of the next block to decode. */
+  private next = 0;
+  private out: Buffer = Buffer.allocUnsafe(0);
+  private fill = 0;
+  private work: Promise<void> = Promise.resolve();
+  private failure: { e: unknown } | null = null;
+
+  /**
+   * `frames`: the scan's frame index (grows as blocks are fed); `fd`: the temp being written;
+   * `blobsReady`: resolves once every blob handed out so far is in place (the bodies are read back).
+   */
+  constructor(
+    layout: ExecLayout,
+    private readonly frames: FrameIndexEntry[],
+    fd: number,
+    path: string,
+    private readonly blobsReady: () => Promise<unknown>,
+  ) {
+    this.follower = new OneFrameFollower(fd, path);
+    this.src = DietedSource.forBlocks(layout, frames);
+  }
+
+  /** Follow `writer`: each completed write is decoded behind it. */
+  attach(writer: OneFrameWriter): void {
+    writer.onWritten = (position, length) => {
+      if (this.failure !== null) return;
+      try {
+        this.follower.written(position, length, writer.pendingHeader);
+      } catch (e) {
+        this.failure = { e };
+        return;
+      }
+      this.work = this.work.then(() => this.drain()).catch((e: unknown) => {
+        this.failure ??= { e };
+      });
+    };
+  }
+
+  /** Wait for the decoding in flight to stop (before the descriptor closes), whatever happened. */
+  async settle(): Promise<void> {
+    this.failure ??= { e: new Error("stopped") };
+    await this.work;
+  }
+
+  /** Throw the first failure so far (the scan stops early instead of compressing the rest). */
+  check(): void {
+    if (this.failure !== null) throw this.failure.e;
+  }
+
+  /** Decode, rehydrate and hash every block the written bytes complete. */
+  private async drain(): Promise<void> {
+    while (this.failure === null && this.next < this.frames.length) {
+      const k = this.next;
+      const f = this.frames[k];
+      const size = f.pointerBytes!;
+      if (this.out.length < size) this.out = Buffer.allocUnsafe(Math.max(size, this.out.length * 2));
+      const block = this.out.subarray(0, size);
+      this.fill = this.follower.decodeInto(block, this.fill);
+      if (this.fill < size) return;
+      if (f.rewritten.length > 0) await this.blobsReady();
+      // The parts are views of `block` (reused for the next one) and of cached bodies: hashed now.
+      for (const part of await this.src.rehydrateBlock(k, block)) {
+        this.sha.update(part);
+        this.bytes += part.length;
+      }
+      this.fill = 0;
+      this.next++;
+    }
+  }
+
+  /** After the writer finished `fileBytes`: the rest decoded, the frame's end and header, the original's size and hash. */
+  async finish(fileBytes: number, original: { sha256: string; bytes: number }, manifestPath: string): Promise<void> {
+    await this.work;
+    this.check();
+    await this.drain();
+    this.check();
+    if (this.next !== this.frames.length) {
+      throw new JournalError("ZSTD_CORRUPT", `the written frame ends in block ${this.next} of ${this.frames.length}`, { path: manifestPath });
+    }
+    this.follower.checkEnd(fileBytes);
+    const digest = this.sha.digestHex();
+    if (digest !== original.sha256 || this.bytes !== original.bytes) {
+      throw new JournalError("MANIFEST_MISMATCH", "the dieted journal does not rebuild to the original's size and SHA-256", {
+        path: manifestPath,
+        expected: { originalSha256: original.sha256, originalBytes: original.bytes },
+        actual: { originalSha256: digest, originalBytes: this.bytes },
+      });
+    }
+  }
+}
+
+/**
+ * The manifest temp read back: the bytes written, and valid as readers parse it (MANIFEST_INVALID,
+ * MANIFEST_MISMATCH).
+ */
+export async function checkManifestOnDisk(layout: ExecLayout, path: string, written: Buffer): Promise<DietManifest> {
+  const onDisk = await fsp.readFile(path);
+  if (!onDisk.equals(written)) {
+    throw new JournalError("MANIFEST_MISMATCH", `${path} does not hold the manifest written`, { path, expected: written.length, actual: onDisk.length });
+  }
+  return readManifest(layout, path);
 }
