@@ -2,13 +2,13 @@
  * The content-addressed body store `cas/<sha[0:2]>/<sha>.zst` (format §5.1): one zstd frame per
  * body at level 19, stored once per directory, every read verified by SHA-256.
  *
- * Paths come only from `layoutOf` (which rejects anything but 64 lowercase hex, so a hostile
- * `contentRef` can never name a file outside `cas/`).
+ * Paths come only from the execution's layout (`casBlob`, which rejects anything but 64 lowercase
+ * hex, so a hostile `contentRef` can never name a file outside `cas/`); the functions take an ExecRef.
  */
 import { randomBytes } from "node:crypto";
 import { lstatSync, readFileSync } from "node:fs";
 import * as fsp from "node:fs/promises";
-import { JournalError, isJournalError, layoutOf, type ExecLayout } from "@hankweave-journal/core";
+import { JournalError, isJournalError, resolveExec, type ExecRef } from "@hankweave-journal/core";
 import { sha256Hex } from "./sha.js";
 import { CAS_ZSTD_LEVEL, decompressLimitFor, decompressZstd } from "./zstd.js";
 import { compressOneShot } from "./zstd-native.js";
@@ -30,10 +30,6 @@ export interface PutBlobResult {
   storedBytes: number;
 }
 
-function layoutFor(exec: string | ExecLayout): ExecLayout {
-  return typeof exec === "string" ? layoutOf(exec) : exec;
-}
-
 /**
  * Store `body` (its sha computed if not given) durably: temp + fsync + rename + fsync dir.
  * An existing blob is reused only after it decompresses to that sha; a corrupt one is replaced.
@@ -42,7 +38,7 @@ function layoutFor(exec: string | ExecLayout): ExecLayout {
  * @example const r = await putBlob(exec, Buffer.from(text)); r.sha256
  */
 export async function putBlob(
-  exec: string | ExecLayout,
+  exec: ExecRef,
   body: Buffer,
   sha?: string,
   opts: {
@@ -56,7 +52,7 @@ export async function putBlob(
     durability?: "durable" | "deferred";
   } = {},
 ): Promise<PutBlobResult> {
-  const layout = layoutFor(exec);
+  const layout = resolveExec(exec);
   const sha256 = sha ?? sha256Hex(body);
   const path = layout.casBlob(sha256);
   const existing = await lstatOrUndefined(path);
@@ -101,8 +97,8 @@ const SYNC_IN_FLIGHT = 32;
  * One batch at the end instead of two fsyncs per blob in turn (format §5.1: blobs durable before
  * the pair is published).
  */
-export async function syncBlobs(exec: string | ExecLayout, shas: Iterable<string>): Promise<void> {
-  const layout = layoutFor(exec);
+export async function syncBlobs(exec: ExecRef, shas: Iterable<string>): Promise<void> {
+  const layout = resolveExec(exec);
   const all = [...shas];
   const shards = new Set<string>();
   let next = 0;
@@ -135,8 +131,8 @@ export async function syncBlobs(exec: string | ExecLayout, shas: Iterable<string
  * hex sha), CAS_MISSING (no blob), NOT_A_REGULAR_FILE, ZSTD_TOO_LARGE (frame claims more than
  * `expectedBytes` allows), CAS_CORRUPT (undecodable, wrong length or wrong hash).
  */
-export async function readBlob(exec: string | ExecLayout, sha: string, expectedBytes?: number): Promise<Buffer> {
-  const layout = layoutFor(exec);
+export async function readBlob(exec: ExecRef, sha: string, expectedBytes?: number): Promise<Buffer> {
+  const layout = resolveExec(exec);
   const path = layout.casBlob(sha);
   let data: Buffer;
   try {
@@ -175,8 +171,8 @@ export async function readBlob(exec: string | ExecLayout, sha: string, expectedB
 }
 
 /** Remove stale temp files (`*.zst.tmp-*`) left in the CAS by a crash; returns how many. */
-export async function sweepCasTemps(exec: string | ExecLayout): Promise<number> {
-  const layout = layoutFor(exec);
+export async function sweepCasTemps(exec: ExecRef): Promise<number> {
+  const layout = resolveExec(exec);
   let removed = 0;
   let shards: string[];
   try {
@@ -193,8 +189,8 @@ export async function sweepCasTemps(exec: string | ExecLayout): Promise<number> 
 }
 
 /** Every blob sha present in the CAS (for verify and stats). */
-export async function listBlobs(exec: string | ExecLayout): Promise<{ sha256: string; storedBytes: number }[]> {
-  const layout = layoutFor(exec);
+export async function listBlobs(exec: ExecRef): Promise<{ sha256: string; storedBytes: number }[]> {
+  const layout = resolveExec(exec);
   const out: { sha256: string; storedBytes: number }[] = [];
   let shards: string[];
   try {

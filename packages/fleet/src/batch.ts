@@ -19,7 +19,7 @@
  *
  * @example for await (const item of runBatch("/runs", "diet", { jobs: 2 })) console.log(item.outcome, item.rel);
  */
-import { isJournalError, layoutOf, type ErrorCode } from "@hankweave-journal/core";
+import { isJournalError, resolveExec, type ErrorCode, type ExecLayout } from "@hankweave-journal/core";
 import { inspectLock, ioError, openRegularForRead } from "@hankweave-journal/journal";
 import { applyDiet, lastRunStatus, restoreJournal, type DietKind, type DietOptions } from "@hankweave-journal/diet";
 import { verifyExecution } from "@hankweave-journal/audit";
@@ -105,12 +105,12 @@ function item(entry: FleetEntry, outcome: BatchOutcome, code: string | null, mes
 }
 
 /** The diet's own refusals, checked without changing anything (for --dry-run). */
-async function dietPreflight(entry: FleetEntry, force: boolean): Promise<Decision | null> {
-  const lock = await inspectLock(entry.path);
+async function dietPreflight(layout: ExecLayout, force: boolean): Promise<Decision | null> {
+  const lock = await inspectLock(layout);
   if (lock.state === "live") return { act: "skip", code: "LOCK_HELD", why: `runtime.lock is ${lock.reason}` };
   if (lock.state === "invalid") return { act: "fail", code: "LOCK_INVALID", why: `runtime.lock cannot be judged: ${lock.reason}` };
   if (force) return null;
-  const fh = await openRegularForRead(layoutOf(entry.path).journal);
+  const fh = await openRegularForRead(layout.journal);
   try {
     const last = await lastRunStatus(fh, (await fh.stat()).size);
     if (last !== "completed" && last !== "failed") return { act: "skip", code: "RUN_NOT_FINISHED", why: `the last run is ${last === "none" ? "absent" : last}, not completed or failed` };
@@ -120,9 +120,9 @@ async function dietPreflight(entry: FleetEntry, force: boolean): Promise<Decisio
   return null;
 }
 
-async function restorePreflight(entry: FleetEntry): Promise<Decision | null> {
+async function restorePreflight(layout: ExecLayout): Promise<Decision | null> {
   // Restore takes no lock, but a live runtime in a dieted directory is not ours to race.
-  const lock = await inspectLock(entry.path);
+  const lock = await inspectLock(layout);
   if (lock.state === "live") return { act: "skip", code: "LOCK_HELD", why: `runtime.lock is ${lock.reason}` };
   return null;
 }
@@ -131,21 +131,23 @@ async function runOne(op: BatchOperation, entry: FleetEntry, opts: BatchOptions)
   const t0 = performance.now();
   const dryRun = opts.dryRun === true;
   const dietKind = opts.diet?.kind ?? "compatible";
+  // The discovered path enters once: everything below works on its layout.
+  const layout = resolveExec(entry.path);
   try {
     let d = decideByKind(op, entry, dietKind);
-    if (d.act === "run" && op === "diet" && dryRun) d = (await dietPreflight(entry, opts.diet?.force === true)) ?? d;
-    if (d.act === "run" && op === "restore") d = (await restorePreflight(entry)) ?? d;
+    if (d.act === "run" && op === "diet" && dryRun) d = (await dietPreflight(layout, opts.diet?.force === true)) ?? d;
+    if (d.act === "run" && op === "restore") d = (await restorePreflight(layout)) ?? d;
     if (d.act !== "run") return item(entry, d.act === "skip" ? "skipped" : "failed", d.code, d.why, dryRun, t0);
     if (dryRun) return item(entry, "ok", null, d.would, true, t0);
     if (op === "diet") {
-      const r = await applyDiet(entry.path, { ...opts.diet, kind: dietKind });
+      const r = await applyDiet(layout, { ...opts.diet, kind: dietKind });
       return item(entry, "ok", null, `${r.status} (${r.kind}): ${r.originalBytes} → ${r.stored.totalBytes} bytes, verified`, false, t0);
     }
     if (op === "restore") {
-      const r = await restoreJournal(entry.path);
+      const r = await restoreJournal(layout);
       return item(entry, "ok", null, `${r.status}: ${r.originalBytes} bytes, sha256 ${r.originalSha256.slice(0, 12)}… (verified)`, false, t0);
     }
-    const r = await verifyExecution(entry.path, { deep: opts.verify?.deep === true });
+    const r = await verifyExecution(layout, { deep: opts.verify?.deep === true });
     if (r.ok) return item(entry, "ok", null, `clean: ${r.kind} journal, ${r.events} events, ${r.summary.info} info`, false, t0);
     const first = r.findings.find((f) => f.severity === "error") ?? r.findings.find((f) => f.severity === "warning");
     return item(entry, "failed", first?.code ?? "IO_ERROR", `${r.summary.error} errors, ${r.summary.warning} warnings${first ? `; first: ${first.message}` : ""}`, false, t0);

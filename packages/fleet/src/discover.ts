@@ -28,7 +28,7 @@
 import * as fsp from "node:fs/promises";
 import { statSync, lstatSync, opendirSync, type Stats, type Dir } from "node:fs";
 import { resolve as resolvePath } from "node:path";
-import { HANKWEAVE_DIR, JournalError, isJournalError, joinPath, layoutOf, type ErrorCode } from "@hankweave-journal/core";
+import { HANKWEAVE_DIR, JournalError, isJournalError, joinPath, resolveExec, type ErrorCode, type ExecRef } from "@hankweave-journal/core";
 import { ioError } from "@hankweave-journal/journal";
 import { kindOfManifest, readManifest, type DietKind } from "@hankweave-journal/diet";
 
@@ -106,8 +106,8 @@ function statQuiet(path: string): Stats | undefined {
  * dieted journal, the manifest: no journal byte is read). Never throws: problems are a `broken`
  * entry with a code.
  */
-export async function classifyExecution(exec: string, rel = "."): Promise<FleetEntry> {
-  const l = layoutOf(exec);
+export async function classifyExecution(exec: ExecRef, rel = "."): Promise<FleetEntry> {
+  const l = resolveExec(exec);
   const base: FleetEntry = { path: l.exec, rel, execution: true, kind: "none", code: null, message: null, journalBytes: null, manifest: null, restoredFrom: null };
   try {
     const hw = lstatSync(l.hankweave);

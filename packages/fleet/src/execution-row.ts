@@ -22,7 +22,7 @@ import { chunkLines, fileByteRead, inspectLock, ioError, openRegularForRead, rea
 import { openReader } from "@hankweave-journal/diet";
 import { foldJournal, readSavedStates, savedStateOf } from "@hankweave-journal/state";
 import { totalCost } from "@hankweave-journal/core";
-import { layoutOf } from "@hankweave-journal/core";
+import { resolveExec, type ExecLayout } from "@hankweave-journal/core";
 import type { FleetEntry, JournalKind } from "./discover.js";
 
 /** Lock state of an execution: `none` (no runtime.lock), `live`, `stale` (provably dead), `invalid` (unparseable). */
@@ -97,11 +97,11 @@ async function countEventsFrom(journal: string, from: number): Promise<number> {
   }
 }
 
-async function plainEvents(exec: string, bytes: number): Promise<number> {
-  const side = await readSidecarStatus(exec, bytes);
+async function plainEvents(layout: ExecLayout, bytes: number): Promise<number> {
+  const side = await readSidecarStatus(layout, bytes);
   if (side.status === "ok") return side.sidecar.totalEvents;
-  if (side.status === "stale") return side.sidecar.totalEvents + (await countEventsFrom(layoutOf(exec).journal, side.sidecar.byteLength));
-  return countEventsFrom(layoutOf(exec).journal, 0);
+  if (side.status === "stale") return side.sidecar.totalEvents + (await countEventsFrom(layout.journal, side.sidecar.byteLength));
+  return countEventsFrom(layout.journal, 0);
 }
 
 function lockOf(state: "absent" | "live" | "stale" | "invalid"): LockState {
@@ -115,15 +115,16 @@ function lockOf(state: "absent" | "live" | "stale" | "invalid"): LockState {
 export async function executionRow(entry: FleetEntry, opts: { signal?: AbortSignal } = {}): Promise<FleetRow> {
   const row = emptyRow(entry);
   if (!entry.execution) return row;
+  const layout = resolveExec(entry.path);
   try {
-    row.lock = lockOf((await inspectLock(entry.path)).state);
+    row.lock = lockOf((await inspectLock(layout)).state);
   } catch (e) {
     row.lock = "invalid";
     void e;
   }
   if (entry.kind === "broken") return row;
   try {
-    const saved = await readSavedStates(entry.path);
+    const saved = await readSavedStates(layout);
     const savedState = savedStateOf(saved);
     if (entry.kind === "none") {
       if (savedState) {
@@ -132,7 +133,7 @@ export async function executionRow(entry: FleetEntry, opts: { signal?: AbortSign
       }
       return row;
     }
-    const reader = await openReader(entry.path);
+    const reader = await openReader(layout);
     try {
       const fold = await foldJournal(reader, { saved: savedState, ...(opts.signal ? { signal: opts.signal } : {}) });
       runFacts(row, fold.state);
@@ -140,7 +141,7 @@ export async function executionRow(entry: FleetEntry, opts: { signal?: AbortSign
       if (entry.kind === "plain") {
         // The journal's size from discovery's stat (info() would stat it again and read the sidecar twice).
         row.storedBytes = entry.journalBytes;
-        row.events = await plainEvents(entry.path, entry.journalBytes ?? 0);
+        row.events = await plainEvents(layout, entry.journalBytes ?? 0);
       } else {
         row.storedBytes = (await reader.info()).storedBytes;
         row.events = entry.manifest?.totalEvents ?? null;

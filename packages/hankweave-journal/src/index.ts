@@ -11,7 +11,7 @@
  */
 // --- errors and the on-disk layout
 export { JournalError, isJournalError, ERROR_CODES, layoutOf } from "@hankweave-journal/core";
-export type { ErrorCode, ErrorDetails, ExecLayout } from "@hankweave-journal/core";
+export type { ErrorCode, ErrorDetails, ExecLayout, ExecRef } from "@hankweave-journal/core";
 // --- events: the envelope, the catalog, the payload schemas and their inferred types
 export {
   parseEvent, safeParseEvent, knownEvent, validateEnvelope, EVENT_PAYLOAD_SCHEMAS, envelopeSchema, ALL_EVENT_TYPES, categoryOf,

@@ -25,7 +25,7 @@
 import { createHash } from "node:crypto";
 import * as fsp from "node:fs/promises";
 import path from "node:path";
-import { JournalError, isJournalError, layoutOf, type ErrorCode } from "@hankweave-journal/core";
+import { JournalError, isJournalError, resolveExec, type ErrorCode, type ExecLayout, type ExecRef } from "@hankweave-journal/core";
 import { createTemp, errnoOf, fsyncDir, fsyncFile, ioError, isInsideHankweave, publishTemp, removeQuietly, writeFileDurable } from "@hankweave-journal/journal";
 import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
 import { mapConcurrent } from "../pool.js";
@@ -136,9 +136,10 @@ export function executionId(exec: string, identity: string): string {
  * mtime in ns), sorted. A dieted journal's CAS blobs are content-addressed and only added with
  * the pointer journal that names them, so the pointer journal's stat covers them.
  */
-export async function journalFingerprint(exec: string): Promise<string> {
-  const dir = layoutOf(exec).eventsDir;
-  const cas = path.basename(layoutOf(exec).casDir);
+export async function journalFingerprint(exec: ExecRef): Promise<string> {
+  const layout = resolveExec(exec);
+  const dir = layout.eventsDir;
+  const cas = path.basename(layout.casDir);
   const parts: string[] = [];
   let names: string[];
   try {
@@ -431,14 +432,15 @@ async function exportOne(out: string, t: ExportTarget, opts: ExportOptions, duck
   if (t.broken) return { ...base, status: "failed", reason: null, code: t.broken.code, message: t.broken.message };
   if (t.empty) return { ...base, status: "skipped", reason: "no journal", code: "JOURNAL_NOT_FOUND", message: null };
   try {
-    const fingerprint = await journalFingerprint(t.exec);
+    const layout = resolveExec(t.exec);
+    const fingerprint = await journalFingerprint(layout);
     const m = await readManifestFile(out, id);
     const payloads = opts.payloads === true;
     if (m && oldSchema === EXPORT_SCHEMA_VERSION && m.schemaVersion === EXPORT_SCHEMA_VERSION && m.format === opts.format && m.fingerprint === fingerprint
       && m.payloads === payloads && await partitionsPresent(out, m)) {
       return { ...base, status: "skipped", reason: "unchanged" };
     }
-    const w = await writePartitions(out, t.exec, { id, path: base.path }, fingerprint, opts, duck);
+    const w = await writePartitions(out, layout, { id, path: base.path }, fingerprint, opts, duck);
     const manifest: ExecutionManifest = {
       schemaVersion: EXPORT_SCHEMA_VERSION, format: opts.format, id, path: base.path, root: opts.root, exec: t.exec, fingerprint, payloads,
       kind: w.counts.kind, exportedAt: new Date().toISOString(), tables: w.tables,
@@ -456,7 +458,7 @@ async function exportOne(out: string, t: ExportTarget, opts: ExportOptions, duck
 
 /** Write the four partition files of one execution (temps, then rename each into place). */
 async function writePartitions(
-  out: string, exec: string, x: { id: string; path: string }, fingerprint: string, opts: ExportOptions, duck: Duck | null,
+  out: string, exec: ExecLayout, x: { id: string; path: string }, fingerprint: string, opts: ExportOptions, duck: Duck | null,
 ): Promise<{ counts: FoldCounts; tables: ExecutionManifest["tables"] }> {
   const tmpDir = path.join(out, TEMP_DIR);
   const ndjson = Object.fromEntries(EXPORT_TABLES.map((t) => [t, path.join(tmpDir, `${t}-${x.id}.${process.pid}.tmp.ndjson`)])) as Record<ExportTable, string>;

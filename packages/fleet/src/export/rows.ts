@@ -5,6 +5,7 @@
  * outcome rules of `outcomes.ts`) — the same values the per-execution SQLite index stores
  * (`index-rows.ts`); this module only maps them to the export's columns. No second reducer.
  */
+import type { ExecRef } from "@hankweave-journal/core";
 import { openReader } from "@hankweave-journal/diet";
 import { AuditFold, summarizeRuns, type AuditRow, type EventInfo, type RunSummary } from "@hankweave-journal/audit";
 import type { ExportTable } from "./schema.js";
@@ -88,7 +89,7 @@ export interface FoldCounts {
  * Guarantees: read-only; memory is the fold's (reducer state + one entry per event id) plus what
  * the sink keeps; throws the reader's JournalError (EXEC_NOT_FOUND, JOURNAL_NOT_FOUND, CAS_MISSING, …).
  */
-export async function foldExecutionRows(exec: string, x: ExecutionRef, sink: RowSink, opts: { payloads: boolean; signal?: AbortSignal }): Promise<FoldCounts> {
+export async function foldExecutionRows(exec: ExecRef, x: ExecutionRef, sink: RowSink, opts: { payloads: boolean; signal?: AbortSignal }): Promise<FoldCounts> {
   let payload: string | null = null;
   let attempts = 0;
   const fold = new AuditFold({
