@@ -12,7 +12,7 @@
  * carried from the saved state.json or approximated from a line's timestamp; the answer says so
  * (`source`), next to the line that set the journal's own value.
  */
-import { applyEditInPlace, initialState, JournalError, PLAN_UPDATED_TYPE, planTransition, type HankweaveState, type JournalRecord, type StateTransition, type ExecRef, resolveExec } from "@hankweave-journal/core";
+import { applyEditInPlace, initialState, JournalError, PLAN_UPDATED_TYPE, planTransition, type HankweaveState, type JournalRecord, type StateTransition, type ExecRef, type ExecLayout, resolveExec } from "@hankweave-journal/core";
 import { openReader } from "@hankweave-journal/diet";
 import { recordOfLine, typeFilter } from "@hankweave-journal/journal";
 import {
@@ -434,7 +434,7 @@ export async function blameMany(exec: ExecRef, pathTexts: readonly string[], opt
   const fold = origin === "foreign" ? folder.result(saved) : { state: raw, carried: [], approximated: [], origin };
   return paths.map((path, i) => {
     try {
-      return answer(layout.exec, path, i, feedRests[i], tracker, raw, fold);
+      return answer(layout, path, i, feedRests[i], tracker, raw, fold);
     } catch (e) {
       if (e instanceof JournalError) return e;
       throw e;
@@ -443,7 +443,7 @@ export async function blameMany(exec: ExecRef, pathTexts: readonly string[], opt
 }
 
 function answer(
-  exec: string, path: BlamePath, watch: number, feedRest: Segment[] | null, tracker: BlameTracker, raw: HankweaveState,
+  layout: ExecLayout, path: BlamePath, watch: number, feedRest: Segment[] | null, tracker: BlameTracker, raw: HankweaveState,
   fold: { state: HankweaveState; carried: FieldSource[]; approximated: FieldSource[]; origin: "native" | "foreign" | "empty" },
 ): BlameResult {
   const pathText = path.text;
@@ -476,7 +476,7 @@ function answer(
   }
   const run = ri === null ? null : raw.runs[ri];
   return {
-    exec, path: pathText, resolved: where, runId: run?.runId ?? null, codonId: ci === null ? null : run?.codons[ci]?.codonId ?? null,
+    exec: layout.exec, path: pathText, resolved: where, runId: run?.runId ?? null, codonId: ci === null ? null : run?.codons[ci]?.codonId ?? null,
     value, journalValue, source, last: track.last, history: track.history,
     feeds: feedRest === null ? null : { path: fieldPath(ri, ci, feedRest), history: tracker.trackOf(ord, ci, 1, watch).history },
     changes: track.changes, origin: fold.origin,

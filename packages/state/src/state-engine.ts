@@ -80,7 +80,7 @@ class Engine implements StateEngine {
   private appendsDone = 0;
 
   constructor(
-    private readonly exec: string,
+    private readonly layout: ExecLayout,
     private readonly writer: JournalWriter,
     private readonly folder: StateFolder,
     private readonly carryFrom: HankweaveState | null,
@@ -123,7 +123,7 @@ class Engine implements StateEngine {
   }
 
   async save(): Promise<void> {
-    await writeStateText(this.exec, serializeState(this.state), { durability: this.opts.durability });
+    await writeStateText(this.layout, serializeState(this.state), { durability: this.opts.durability });
     this.dirty = false;
   }
 
@@ -247,7 +247,7 @@ export async function openStateEngine(exec: ExecRef, opts: StateEngineOptions = 
     writer = await openJournalWriter(l, wopts);
     const savedStates = await readSavedStates(l);
     const carryFrom = savedStateOf(savedStates);
-    const reader = await openReader(l.exec);
+    const reader = await openReader(l);
     let folder: StateFolder;
     try {
       folder = (await foldJournal(reader, { saved: carryFrom })).folder;
@@ -258,7 +258,7 @@ export async function openStateEngine(exec: ExecRef, opts: StateEngineOptions = 
     if (savedStateIsOnlyCopy(fold, savedStates)) throw onlyCopyError(l);
     const check = checkSavedState(l, fold, savedStates);
     const report: OpenReport = { ...check.report, journalRepair: repaired(writer) ? writer.openReport : null };
-    const engine = new Engine(l.exec, writer, folder, fold.origin === "foreign" ? carryFrom : null, lock, o, report);
+    const engine = new Engine(l, writer, folder, fold.origin === "foreign" ? carryFrom : null, lock, o, report);
     if (check.rewrite) {
       await engine.save();
       report.rewritten = true;

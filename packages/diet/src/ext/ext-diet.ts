@@ -137,9 +137,9 @@ export async function verifyExtDiet(layout: ExecLayout, paths: { zst?: string; m
   return { originalSha256: digest, originalBytes: bytes, manifest, pointerJournalBytes: src.fileBytes, manifestBytes: (await fsp.stat(manifestPath)).size };
 }
 
-function resultOf(exec: string, status: DietResult["status"], m: DietManifest, ext: ExtManifestInfo, containerBytes: number, manifestBytes: number): DietResult {
+function resultOf(layout: ExecLayout, status: DietResult["status"], m: DietManifest, ext: ExtManifestInfo, containerBytes: number, manifestBytes: number): DietResult {
   return {
-    exec, status, kind: "extended", dietVersion: manifestFieldsOf("extended").dietVersion, originalSha256: m.originalSha256, originalBytes: m.originalBytes, totalEvents: m.totalEvents,
+    exec: layout.exec, status, kind: "extended", dietVersion: manifestFieldsOf("extended").dietVersion, originalSha256: m.originalSha256, originalBytes: m.originalBytes, totalEvents: m.totalEvents,
     stored: { pointerJournalBytes: containerBytes, manifestBytes, casBytes: 0, totalBytes: containerBytes + manifestBytes },
     bodies: { moved: ext.text.refs, unique: ext.text.unique, written: status === "dieted" ? ext.text.unique : 0, reused: 0 },
     verified: true,
@@ -169,7 +169,7 @@ export async function planExtDiet(exec: ExecRef, opts: ExtDietOptions = {}): Pro
 export async function extAlreadyDieted(layout: ExecLayout): Promise<DietResult> {
   const v = await verifyExtDiet(layout);
   const ext = readExtInfo(layout.manifest) as ExtManifestInfo;
-  return resultOf(layout.exec, "already-dieted", v.manifest, ext, v.pointerJournalBytes, v.manifestBytes);
+  return resultOf(layout, "already-dieted", v.manifest, ext, v.pointerJournalBytes, v.manifestBytes);
 }
 
 /** Diet `exec` into the extended format (see the module comment for the order of operations). */
@@ -248,7 +248,7 @@ export async function applyExtDiet(execRef: ExecRef, opts: ExtDietOptions = {}):
       published: () => { published = true; },
       closeJournal: async () => { await fh?.close(); fh = undefined; },
     });
-    return resultOf(exec, "dieted", manifest, ext, w.containerBytes, manifestText.length);
+    return resultOf(layout, "dieted", manifest, ext, w.containerBytes, manifestText.length);
   } catch (e) {
     // An OS error (a full disk, a read-only mount) is coded: NO_SPACE, READ_ONLY, …
     throw errnoOf(e) !== undefined ? ioError(e, layout.eventsDir) : e;

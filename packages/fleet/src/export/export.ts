@@ -126,8 +126,8 @@ const SAFE = /[^A-Za-z0-9._-]+/g;
  * path (one execution exported). Stable across runs, unique per identity, safe as a path segment
  * and as a Hive partition value (no `/`, `=`, spaces, nor a leading dot).
  */
-export function executionId(exec: string, identity: string): string {
-  const name = path.basename(exec).replace(SAFE, "_").replace(/^[._-]+/, "").slice(0, 40) || "x";
+export function executionId(exec: ExecRef, identity: string): string {
+  const name = path.basename(resolveExec(exec).exec).replace(SAFE, "_").replace(/^[._-]+/, "").slice(0, 40) || "x";
   return `${name}-${createHash("sha256").update(identity).digest("hex").slice(0, 12)}`;
 }
 
@@ -295,10 +295,10 @@ async function sweepDeadTemps(dir: string): Promise<void> {
   }
 }
 
-function codeOf(e: unknown, exec: string): { code: ErrorCode; message: string } {
+function codeOf(e: unknown, path: string): { code: ErrorCode; message: string } {
   if (isJournalError(e)) return { code: e.code, message: e.message };
   if (errnoOf(e) !== undefined) {
-    const j = ioError(e, exec);
+    const j = ioError(e, path);
     return { code: j.code, message: j.message };
   }
   return { code: "EXPORT_FAILED", message: String((e as Error)?.message ?? e) };
