@@ -1,8 +1,9 @@
 /**
- * The calling convention below the CLI (docs/core.md, "The execution path"): a function that takes
- * an execution names the parameter `exec` and types it `ExecRef` at a package's public entry
- * (exported from its index) or `ExecLayout` inside; never a bare path string. A source scan with
- * TypeScript's parser (no type checking, no build: ~0.5 s), over every package's production sources.
+ * The calling convention below the CLI (format §1, "The execution path enters once"): a function
+ * that takes an execution names the parameter `exec` and types it `ExecRef` at a package's public
+ * entry (exported from its index) or `ExecLayout` inside; never a bare path string. A source scan
+ * with TypeScript's parser (no type checking, no build: ~0.1 s), over every package's production
+ * sources.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";

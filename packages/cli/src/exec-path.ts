@@ -1,5 +1,5 @@
 /**
- * The CLI's one way in for the paths a user types (docs/architecture.md, "The execution path enters
+ * The CLI's one way in for the paths a user types (format §1, "The execution path enters
  * once"): `<exec>`, `--all <root>`, `fleet ls <root>`, `fleet query <dir>` and `export <root>` are
  * resolved here against the injected `io.cwd` (never `process.cwd()`). `runCli` turns a command's
  * `<exec>` into its ExecLayout once and passes it down as `ctx.layout`; commands hand that layout
