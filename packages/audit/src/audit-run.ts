@@ -84,7 +84,7 @@ export async function streamAudit(
   const flush = async (): Promise<void> => {
     for (const p of pending.splice(0)) await p();
   };
-  const reader = await openReader(layout.exec);
+  const reader = await openReader(layout);
   try {
     const toLine = filter.toLine ?? Number.POSITIVE_INFINITY;
     // A worker parses the next chunk while this thread folds the current one (parse-ahead.ts).

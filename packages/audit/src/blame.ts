@@ -372,7 +372,7 @@ export async function blameMany(exec: ExecRef, pathTexts: readonly string[], opt
   const folder = new StateFolder();
   const layout = resolveExec(exec);
   const saved = savedStateOf(await readSavedStates(layout));
-  const reader = await openReader(layout.exec);
+  const reader = await openReader(layout);
   // Only a foreign journal needs rebuild's fold next to the tracker (clock fields, carried
   // executionPlan); a native one (first state-relevant event a plan.updated) folds to the tracker's state.
   let origin = "empty" as "native" | "foreign" | "empty";

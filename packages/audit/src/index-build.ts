@@ -176,7 +176,7 @@ export async function buildIndex(exec: ExecRef, opts: IndexOptions = {}): Promis
 }
 
 async function buildIndexLocked(layout: ExecLayout, opts: IndexOptions, started: number): Promise<IndexResult> {
-  const reader = await openReader(layout.exec);
+  const reader = await openReader(layout);
   try {
     const info = await reader.info();
     const statBefore = reader.kind === "plain" ? journalFingerprint(await fsp.stat(layout.journal, { bigint: true })) : null;

@@ -59,7 +59,8 @@ function tryLock(lock: string): boolean {
  * ran meanwhile (so it re-plans from what that one published).
  */
 export async function withIndexLock<T>(exec: ExecRef, work: (waited: boolean) => Promise<T>, waitMs = INDEX_LOCK_WAIT_MS): Promise<T> {
-  const lock = resolveExec(exec).indexLock;
+  const layout = resolveExec(exec);
+  const lock = layout.indexLock;
   const deadline = Date.now() + waitMs;
   let waited = false;
   let emptySince = 0;
@@ -83,7 +84,7 @@ export async function withIndexLock<T>(exec: ExecRef, work: (waited: boolean) =>
       emptySince = 0;
     }
     if (Date.now() > deadline) {
-      throw new JournalError("INDEX_BUSY", `another index build of ${exec} holds ${lock}`, { path: lock }, { hint: "wait for it to finish, or remove the lock file if no build is running" });
+      throw new JournalError("INDEX_BUSY", `another index build of ${layout.exec} holds ${lock}`, { path: lock }, { hint: "wait for it to finish, or remove the lock file if no build is running" });
     }
     waited = true;
     await new Promise((r) => setTimeout(r, POLL_MS));

@@ -95,6 +95,7 @@ export interface TraceResult {
  * @example const { trace } = await exportTrace("/runs/x"); JSON.stringify(trace)
  */
 export async function exportTrace(exec: ExecRef, signal?: AbortSignal): Promise<TraceResult> {
+  const layout = resolveExec(exec);
   const loose: Loose[] = [];
   const counters: { run: string; t: number; cost: number; tokens: number | null; line: number }[] = [];
   const pending = new Map<string, Pending[]>();
@@ -116,7 +117,7 @@ export async function exportTrace(exec: ExecRef, signal?: AbortSignal): Promise<
       rows.push({ run: r.run, cost: r.runCost, line: r.line, t });
     },
   });
-  const reader = await openReader(resolveExec(exec).exec);
+  const reader = await openReader(layout);
   try {
     let n = 0;
     // Only the types the trace draws are parsed (the reader sniffs the type from the raw bytes): a
@@ -250,7 +251,7 @@ export async function exportTrace(exec: ExecRef, signal?: AbortSignal): Promise<
   return {
     trace: {
       traceEvents: events, displayTimeUnit: "ms",
-      otherData: { exec, journal: resolveExec(exec).journal, startTime: t0 !== null ? new Date(t0).toISOString() : null, generator: "hankweave-journal export --format trace" },
+      otherData: { exec: layout.exec, journal: layout.journal, startTime: t0 !== null ? new Date(t0).toISOString() : null, generator: "hankweave-journal export --format trace" },
     },
     events: events.length, runs: runs.length, attempts,
   };

@@ -51,7 +51,7 @@ function fromError(e: unknown, fallbackCode: string): Finding {
  */
 /** Complete lines that `JSON.parse` accepts (the reference runtime's totalEvents), through the transparent reader. */
 async function runtimeEventCount(layout: ExecLayout): Promise<number> {
-  const reader = await openReader(layout.exec);
+  const reader = await openReader(layout);
   let n = 0;
   try {
     for await (const l of reader.lines()) {
@@ -82,7 +82,7 @@ export async function verifyExecution(exec: ExecRef, opts: { deep?: boolean } = 
   };
   const skip = (name: VerifyCheck["name"], note: string): void => void checks.push({ name, status: "skipped", note, ms: 0 });
 
-  const reader = await openReader(layout.exec);
+  const reader = await openReader(layout);
   const kind = reader.kind;
   let events = 0;
   let lastId: string | null = null;

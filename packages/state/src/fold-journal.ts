@@ -85,7 +85,7 @@ export async function foldExecution(
 ): Promise<ExecutionFold> {
   const l = resolveExec(exec);
   const savedStates = await readSavedStates(l);
-  const reader = await openReader(l.exec);
+  const reader = await openReader(l);
   try {
     const { carry, ...rest } = opts;
     const out = await foldJournal(reader, { ...rest, saved: carry === false ? null : savedStateOf(savedStates) });
