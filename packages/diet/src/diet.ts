@@ -268,6 +268,7 @@ export async function applyDiet(exec: ExecRef, opts: DietOptions = {}): Promise<
           while (inFlight.size >= BLOB_IN_FLIGHT) await Promise.race(inFlight);
           if (blobError) throw blobError;
         },
+        original: (chunk) => stepVerifier?.original(chunk),
         frame: async (data) => {
           stepVerifier?.check();
           if (writer instanceof SeekableWriter) await writer.addFrame(data);
@@ -285,7 +286,7 @@ export async function applyDiet(exec: ExecRef, opts: DietOptions = {}): Promise<
       synced.catch(() => undefined);
       if (stepVerifier !== undefined) {
         try {
-          await stepVerifier.finish(zstBytes, { sha256: scan.originalSha256, bytes: scan.originalBytes }, layout.dietedJournalTmp);
+          await stepVerifier.finish(zstBytes, { bytes: scan.originalBytes }, layout.dietedJournalTmp);
         } catch (e) {
           throw verifyFailed(layout, e);
         }

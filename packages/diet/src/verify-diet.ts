@@ -73,16 +73,21 @@ export async function verifyDiet(
  * one-frame writer puts in `events.jsonl.zst.tmp` is read back from the file once its write
  * completed and decoded (`OneFrameFollower`); each decoded block is checked against the frame
  * index and rehydrated from the CAS blobs read back from disk and verified (`DietedSource`'s
- * block path, as restore rebuilds them) and hashed. `finish` checks that the frame ends the file
- * with the header decoded plus its content size, and that the rebuilt bytes have the original's
- * size and SHA-256; `checkManifest` reads the manifest temp back. Any failure is the stable code
- * of the check (ZSTD_CORRUPT, CAS_CORRUPT, MANIFEST_MISMATCH, …), wrapped by the diet.
+ * block path, as restore rebuilds them), and the rebuilt bytes are compared byte for byte with
+ * the original's bytes as the scan read and hashed them (`original`: kept until compared; equal
+ * bytes have the SHA-256 the manifest records, so a second SHA-256 pass is not needed). `finish`
+ * checks that the frame ends the file with the header decoded plus its content size, and that the
+ * rebuilt bytes cover the whole original; `checkManifestOnDisk` reads the manifest temp back. Any
+ * failure is the stable code of the check (ZSTD_CORRUPT, CAS_CORRUPT, MANIFEST_MISMATCH, …),
+ * wrapped by the diet.
  */
 export class StepVerifier {
   private readonly follower: OneFrameFollower;
   private readonly src: DietedSource;
-  private readonly sha = createSha256();
   private bytes = 0;
+  /** Original chunks not yet compared (the first from `origAt` on). */
+  private readonly orig: Buffer[] = [];
+  private origAt = 0;
   /** Index of the next block to decode. */
   private next = 0;
   private out: Buffer = Buffer.allocUnsafe(0);
@@ -127,6 +132,35 @@ export class StepVerifier {
     await this.work;
   }
 
+  /** The next chunk of the original, as the scan read it (kept until the rebuilt bytes reach past it). */
+  original(chunk: Buffer): void {
+    this.orig.push(chunk);
+  }
+
+  /** Compare rebuilt bytes with the original at the current offset (MANIFEST_MISMATCH at the first difference). */
+  private compare(part: Buffer): void {
+    let at = 0;
+    while (at < part.length) {
+      const head = this.orig[0];
+      if (head === undefined) throw this.mismatch("the dieted journal rebuilds to more bytes than the original", this.bytes + at);
+      const n = Math.min(head.length - this.origAt, part.length - at);
+      if (part.compare(head, this.origAt, this.origAt + n, at, at + n) !== 0) {
+        throw this.mismatch("the dieted journal does not rebuild to the original's bytes", this.bytes + at);
+      }
+      at += n;
+      this.origAt += n;
+      if (this.origAt === head.length) {
+        this.orig.shift();
+        this.origAt = 0;
+      }
+    }
+    this.bytes += part.length;
+  }
+
+  private mismatch(message: string, byteOffset: number): JournalError {
+    return new JournalError("MANIFEST_MISMATCH", `${message} (from byte ${byteOffset} on)`, { byteOffset });
+  }
+
   /** Throw the first failure so far (the scan stops early instead of compressing the rest). */
   check(): void {
     if (this.failure !== null) throw this.failure.e;
@@ -143,18 +177,15 @@ export class StepVerifier {
       this.fill = this.follower.decodeInto(block, this.fill);
       if (this.fill < size) return;
       if (f.rewritten.length > 0) await this.blobsReady();
-      // The parts are views of `block` (reused for the next one) and of cached bodies: hashed now.
-      for (const part of await this.src.rehydrateBlock(k, block)) {
-        this.sha.update(part);
-        this.bytes += part.length;
-      }
+      // The parts are views of `block` (reused for the next one) and of cached bodies: compared now.
+      for (const part of await this.src.rehydrateBlock(k, block)) this.compare(part);
       this.fill = 0;
       this.next++;
     }
   }
 
-  /** After the writer finished `fileBytes`: the rest decoded, the frame's end and header, the original's size and hash. */
-  async finish(fileBytes: number, original: { sha256: string; bytes: number }, manifestPath: string): Promise<void> {
+  /** After the writer finished `fileBytes`: the rest decoded, the frame's end and header, the whole original rebuilt. */
+  async finish(fileBytes: number, original: { bytes: number }, manifestPath: string): Promise<void> {
     await this.work;
     this.check();
     await this.drain();
@@ -163,12 +194,9 @@ export class StepVerifier {
       throw new JournalError("ZSTD_CORRUPT", `the written frame ends in block ${this.next} of ${this.frames.length}`, { path: manifestPath });
     }
     this.follower.checkEnd(fileBytes);
-    const digest = this.sha.digestHex();
-    if (digest !== original.sha256 || this.bytes !== original.bytes) {
-      throw new JournalError("MANIFEST_MISMATCH", "the dieted journal does not rebuild to the original's size and SHA-256", {
-        path: manifestPath,
-        expected: { originalSha256: original.sha256, originalBytes: original.bytes },
-        actual: { originalSha256: digest, originalBytes: this.bytes },
+    if (this.bytes !== original.bytes || this.orig.length > 0) {
+      throw new JournalError("MANIFEST_MISMATCH", "the dieted journal does not rebuild to the original's size", {
+        path: manifestPath, expected: original.bytes, actual: this.bytes,
       });
     }
   }
