@@ -154,7 +154,7 @@ export async function* originalPieces(
     }
   }
   if (frames !== undefined && from >= frames.length && table !== null) return;
-  for await (const parts of src.originalParts(from)) yield { parts, release: null };
+  yield* src.originalBlocks(from);
 }
 
 function startLanes(src: DietedSource, n: number, sizes: PipelineSizes): Lane[] {
