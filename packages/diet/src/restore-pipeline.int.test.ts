@@ -146,3 +146,30 @@ describe("restore fast path (worker threads)", () => {
     expect(fs.existsSync(layout.journal)).toBe(false);
   });
 });
+
+describe("one-frame blocks in this thread (DietedSource.originalBlocks)", () => {
+  it("reuses a released block's buffer for a later block and still gives back every byte; an unreleased one is never reused", async () => {
+    const original = finishedJournal(bodiesFor(12), "RunCompleted", 300);
+    const exec = await dietBytes(original, { frameTargetBytes: 20_000 });
+    made.push(exec);
+    for (const releaseEach of [true, false]) {
+      const buffers: ArrayBufferLike[] = [];
+      const got = await withSource(exec, async (src) => {
+        expect(src.oneFrame).toBe(true);
+        const out: Buffer[] = [];
+        for await (const { parts, release } of src.originalBlocks()) {
+          // The block's own bytes: the part that is not a cached body (the first part of a block is always the block's).
+          buffers.push(parts[0].buffer);
+          out.push(Buffer.concat(parts));
+          if (releaseEach) release?.();
+        }
+        return Buffer.concat(out);
+      });
+      expect(got.equals(original)).toBe(true);
+      expect(buffers.length).toBeGreaterThan(5);
+      const distinct = new Set(buffers).size;
+      if (releaseEach) expect(distinct).toBeLessThanOrEqual(4);
+      else expect(distinct).toBe(buffers.length);
+    }
+  });
+});
