@@ -11,7 +11,7 @@
  */
 import {
   BLOCK_MAGIC, FIRST_COLUMN_STREAM, HOLE, PIECE_MIN_CHARS, SNAPSHOT_LINES, SNAPSHOT_STREAMS, STREAM, TEXT_MIN_CHARS,
-  extError, firstColumnStream,
+  extError, firstColumnStream, snapColumnsAt,
 } from "./format.js";
 import { zstdCompress, zstdDecodeExact, zstdDecodeInto } from "./zstd.js";
 
@@ -247,8 +247,16 @@ export function encodeColumns(input: Buffer, level: number): ColumnBlock {
   const snapTs: number[] = [];
   const snapCols: number[][] = [];
   const snapTexts: number[] = [];
+  const snapRows: number[] = [];
+  const snapLens: number[] = [];
+  const snapOffsets: number[] = [];
+  let rowBytes = 0;
+  let lenBytes = 0;
   for (let i = 0; i < lines; i++) {
     if (i > 0 && i % SNAPSHOT_LINES === 0) {
+      snapRows.push(rowBytes);
+      snapLens.push(lenBytes);
+      snapOffsets.push(pos);
       snapT.push(e.prevTime);
       snapVerb.push(e.verbatimBytes);
       snapIds.push(e.streams[STREAM.ID_MS].length);
@@ -284,6 +292,8 @@ export function encodeColumns(input: Buffer, level: number): ColumnBlock {
       e.verbatimBytes += end - pos + 1;
     }
     rows[i] = String(shape);
+    rowBytes += rows[i].length + 1;
+    lenBytes += lens[i].length + 1;
     pos = end + 1;
   }
   const shapes: [string, number[]][] = [];
@@ -293,9 +303,10 @@ export function encodeColumns(input: Buffer, level: number): ColumnBlock {
   const idRandAt = offsetsAt(e.streams[STREAM.ID_RAND], snapIds);
   const tsAt = offsetsAt(e.streams[STREAM.TS], snapTs);
   const colAt = e.colValues.map((v, c) => offsetsAt(v, snapCols.map((counts) => counts[c] ?? 0)));
-  const snaps: number[][] = snapT.map((t, j) => [t, -1, snapVerb[j], idMsAt[j], idRandAt[j], tsAt[j], 0, 0, ...colAt.map((a) => a[j])]);
+  const snaps: number[][] = snapT.map((t, j) => [t, -1, snapVerb[j], idMsAt[j], idRandAt[j], tsAt[j], 0, 0, snapRows[j], snapLens[j], snapOffsets[j], ...colAt.map((a) => a[j])]);
   const raw: Buffer[] = new Array(FIRST_COLUMN_STREAM + e.cols.length);
-  raw[STREAM.META] = Buffer.from(JSON.stringify({ cols: e.cols, shapes }), "utf8");
+  // One JSON value per line (JSON.stringify never emits a raw newline): the column names, then shape k on line k.
+  raw[STREAM.META] = joined([JSON.stringify(e.cols), ...shapes.map((sh) => JSON.stringify(sh))]);
   raw[STREAM.ROWS] = joined(rows);
   raw[STREAM.LINELEN] = joined(lens);
   raw[STREAM.VERBATIM] = Buffer.concat(e.verbatim);
@@ -370,13 +381,18 @@ export function textStreams(texts: string[], store: PieceStore, snapTexts: numbe
   return { text: joined(tokens), textn: joined(counts), refs, snapText, snapTextN, snapPrev };
 }
 
-/** The SNAP stream: every snapshot's values as deltas from the previous one's (the first from T 0, prevRef −1, positions 0). */
+/**
+ * The SNAP stream (version 3), column-major: line v holds value v of every snapshot, comma
+ * separated, each as the delta from the previous snapshot's (the first from T 0, prevRef −1,
+ * positions and offset 0). No snapshots: an empty stream.
+ */
 export function snapStream(snaps: number[][]): Buffer {
+  if (snaps.length === 0) return Buffer.alloc(0);
   const out: string[] = [];
-  let prev: number[] = [];
-  for (const s of snaps) {
-    for (let v = 0; v < s.length; v++) out.push(String(s[v] - (prev[v] ?? (v === 1 ? -1 : 0))));
-    prev = s;
+  for (let v = 0; v < snaps[0].length; v++) {
+    const d: number[] = new Array(snaps.length);
+    for (let j = 0; j < snaps.length; j++) d[j] = snaps[j][v] - (j > 0 ? snaps[j - 1][v] : v === 1 ? -1 : 0);
+    out.push(d.join(","));
   }
   return joined(out);
 }
@@ -592,20 +608,21 @@ class Meta {
   readonly segs: Uint8Array[][];
   readonly kinds: Uint8Array[];
   readonly shapeCols: number[][];
-  readonly nShapes: number;
 
-  constructor(private readonly templates: string[], shapeCols: number[][], readonly nCols: number, private readonly bad: (why: string) => Error) {
-    this.nShapes = templates.length;
-    this.segs = new Array(this.nShapes);
-    this.kinds = new Array(this.nShapes);
-    this.shapeCols = shapeCols;
+  constructor(readonly nShapes: number, private readonly load: (k: number) => unknown, readonly nCols: number, private readonly bad: (why: string) => Error) {
+    this.segs = new Array(nShapes);
+    this.kinds = new Array(nShapes);
+    this.shapeCols = new Array(nShapes);
   }
 
   /** Build shape k (0-based) if needed; false when k is not a shape. */
   use(k: number): boolean {
     if (!(k >= 0 && k < this.nShapes)) return false;
     if (this.kinds[k] !== undefined) return true;
-    const tpl = this.templates[k];
+    const sh = this.load(k);
+    if (!Array.isArray(sh) || typeof sh[0] !== "string" || !Array.isArray(sh[1])) throw this.bad(`shape ${k + 1}`);
+    const tpl = sh[0];
+    const cols = sh[1] as number[];
     const segs: Uint8Array[] = [];
     const kinds: number[] = [];
     let from = 0;
@@ -620,32 +637,60 @@ class Meta {
     segs.push(Buffer.from(tpl.slice(from), "utf8"));
     let strNum = 0;
     for (const c of kinds) if (c <= 2) strNum++;
-    const cols = this.shapeCols[k];
     if (cols.length !== strNum) throw this.bad(`shape ${k + 1} lists ${cols.length} columns for its ${strNum} holes`);
     for (const c of cols) if (!(Number.isInteger(c) && c >= 0 && c < this.nCols)) throw this.bad(`shape ${k + 1} names column ${c}`);
     this.segs[k] = segs;
     this.kinds[k] = Uint8Array.from(kinds);
+    this.shapeCols[k] = cols;
     return true;
   }
 }
 
+/** Version 1–2 META: one JSON object `{cols, shapes}`. */
 function parseMeta(b: Buffer, nStreams: number, firstCol: number, bad: (why: string) => Error): Meta {
-  let meta: { cols: string[]; shapes: [string, number[]][] };
+  let meta: { cols: string[]; shapes: unknown[] };
   try {
     meta = JSON.parse(b.toString("utf8"));
   } catch {
     throw bad("its shape table is not JSON");
   }
   if (!Array.isArray(meta?.cols) || !Array.isArray(meta.shapes) || nStreams !== firstCol + meta.cols.length) throw bad("shape table");
-  const templates: string[] = new Array(meta.shapes.length);
-  const shapeCols: number[][] = new Array(meta.shapes.length);
-  for (let k = 0; k < meta.shapes.length; k++) {
-    const sh = meta.shapes[k];
-    if (!Array.isArray(sh) || typeof sh[0] !== "string" || !Array.isArray(sh[1])) throw bad(`shape ${k + 1}`);
-    templates[k] = sh[0];
-    shapeCols[k] = sh[1];
+  return new Meta(meta.shapes.length, (k) => meta.shapes[k], meta.cols.length, bad);
+}
+
+/** Where each `\n`-terminated line of `b` starts (and, last, b.length); null when b does not end with `\n`. */
+function lineStarts(b: Buffer): number[] | null {
+  const starts: number[] = [0];
+  let at = 0;
+  while (at < b.length) {
+    const nl = b.indexOf(0x0a, at);
+    if (nl < 0) return null;
+    at = nl + 1;
+    starts.push(at);
   }
-  return new Meta(templates, shapeCols, meta.cols.length, bad);
+  return starts;
+}
+
+/**
+ * Version 3 META: a list, line 0 the column names, line k shape k (`[template, [column, …]]`);
+ * only the shapes used are parsed (and the names only when `names`: a whole block checks them).
+ */
+function metaLines(b: Buffer, nStreams: number, firstCol: number, bad: (why: string) => Error, names: boolean): Meta {
+  const starts = lineStarts(b);
+  if (starts === null || starts.length < 2) throw bad("shape table");
+  const json = (line: number): unknown => {
+    try {
+      return JSON.parse(b.toString("utf8", starts[line], starts[line + 1] - 1));
+    } catch {
+      throw bad("its shape table is not JSON");
+    }
+  };
+  const nCols = nStreams - firstCol;
+  if (names) {
+    const cols = json(0);
+    if (!Array.isArray(cols) || cols.length !== nCols) throw bad("shape table");
+  }
+  return new Meta(starts.length - 2, (k) => json(k + 1), nCols, bad);
 }
 
 /**
@@ -665,17 +710,99 @@ export function decodeBlockRange(record: Buffer, b: BlockShape, pieceBytes: Piec
   const last = Math.min(to, b.lines - 1);
   const first = Math.max(0, from);
   // ROWS, LINELEN, META (and SNAP) first; the other streams when the range needs them.
+  const v3 = b.version >= 3;
   const head = unpackRecord(record, path, whole ? undefined : (s) => s <= STREAM.LINELEN || (snapshots && s === STREAM.SNAP), firstCol, mem.scratch);
   const nStreams = head.length;
-  const meta = parseMeta(head[STREAM.META] as Buffer, nStreams, firstCol, bad);
+  const meta = v3 ? metaLines(head[STREAM.META] as Buffer, nStreams, firstCol, bad, whole) : parseMeta(head[STREAM.META] as Buffer, nStreams, firstCol, bad);
   const rows = head[STREAM.ROWS] as Buffer;
   const lens = head[STREAM.LINELEN] as Buffer;
-  // Scan ROWS and LINELEN from the block's start: each line's shape and length.
+  const atBoundary = (buf: Buffer | null, pos: number): boolean => buf === null || pos === 0 || (pos <= buf.length && buf[pos - 1] === 0x0a);
+
+  // Snapshots: T, prevRef, positions of SNAPSHOT_STREAMS, (version 3: ROWS, LINELEN, offset), then of each column.
+  const colsAt = snapColumnsAt(b.version);
+  const perSnap = colsAt + meta.nCols;
+  const nSnaps = snapshots ? Math.floor((b.lines - 1) / SNAPSHOT_LINES) : 0;
+  // The start: the nearest snapshot at or before `first` (whole blocks start at line 0).
+  const snap = whole || !snapshots ? 0 : Math.min(Math.floor(first / SNAPSHOT_LINES), nSnaps);
+  const startLine = snap * SNAPSHOT_LINES;
+  // All snapshots (a whole block checks each; version 2 stores them row-major, so a range parses all too), row-major.
+  let snapVals: Float64Array | null = null;
+  // Version 3, a range: the start of each value's line in SNAP, and value v of snapshot `snap` on demand.
+  let snapAt: (v: number) => number = (v) => (snapVals as Float64Array)[(snap - 1) * perSnap + v];
+  if (snapshots) {
+    const sb = head[STREAM.SNAP] as Buffer;
+    if (!v3) {
+      snapVals = new Float64Array(nSnaps * perSnap);
+      let at = 0;
+      for (let j = 0; j < nSnaps * perSnap; j++) {
+        if (at >= sb.length) throw lie(`it holds ${j} values, ${nSnaps * perSnap} expected`);
+        const d = readInt(sb, at);
+        at = scanEnd;
+        if (!Number.isSafeInteger(d)) throw lie(`value ${j} is not a decimal`);
+        const prev = j >= perSnap ? snapVals[j - perSnap] : j % perSnap === 1 ? -1 : 0;
+        snapVals[j] = prev + d;
+      }
+      if (at !== sb.length) throw lie(`it holds more than ${nSnaps * perSnap} values`);
+    } else {
+      const starts = nSnaps === 0 ? [0] : lineStarts(sb);
+      if (starts === null || (nSnaps === 0 ? sb.length !== 0 : starts.length !== perSnap + 1)) throw lie(`it holds ${starts === null ? "a torn" : starts.length - 1} lines, ${nSnaps === 0 ? 0 : perSnap} expected`);
+      /** The first `upTo` deltas of value line v, summed (upTo = nSnaps: the line must hold exactly that many); into `all` when given. */
+      const sumLine = (v: number, upTo: number, all?: Float64Array): number => {
+        let at = starts[v];
+        const end = starts[v + 1] - 1;
+        let acc = v === 1 ? -1 : 0;
+        for (let j = 0; j < upTo; j++) {
+          if (at > end) throw lie(`value ${v} holds ${j} snapshots, ${nSnaps} expected`);
+          const neg = sb[at] === 0x2d;
+          let p = neg ? at + 1 : at;
+          const d0 = p;
+          let d = 0;
+          while (p < end && sb[p] !== 0x2c) {
+            const c = sb[p] - 48;
+            if (c < 0 || c > 9) throw lie(`value ${v} of snapshot ${j + 1} is not a decimal`);
+            d = d * 10 + c;
+            p++;
+          }
+          if (p === d0 || !Number.isSafeInteger(d)) throw lie(`value ${v} of snapshot ${j + 1} is not a decimal`);
+          acc += neg ? -d : d;
+          if (all !== undefined) all[j * perSnap + v] = acc;
+          at = p + 1;
+        }
+        if (upTo === nSnaps && at !== end + 1) throw lie(`value ${v} holds more than ${nSnaps} snapshots`);
+        return acc;
+      };
+      if (whole) {
+        snapVals = new Float64Array(nSnaps * perSnap);
+        if (nSnaps > 0) for (let v = 0; v < perSnap; v++) sumLine(v, nSnaps, snapVals);
+      } else {
+        const memo = new Float64Array(perSnap).fill(Number.NaN);
+        snapAt = (v) => (Number.isNaN(memo[v]) ? (memo[v] = sumLine(v, snap)) : memo[v]);
+      }
+    }
+  }
+
+  // Scan ROWS and LINELEN: each line's shape and length, from the block's start (version 3, a
+  // range: from its snapshot's positions, up to the last line asked for).
   const shapeOf = new Int32Array(b.lines);
   const lenOf = new Float64Array(b.lines);
   let rAt = 0;
   let lAt = 0;
-  for (let i = 0; i < b.lines; i++) {
+  let scanFrom = 0;
+  let offsetAtStart = 0;
+  if (v3 && snap > 0) {
+    rAt = snapAt(8);
+    lAt = snapAt(9);
+    offsetAtStart = snapAt(10);
+    if (!(rAt >= 0 && lAt >= 0 && offsetAtStart >= 0) || !atBoundary(rows, rAt) || !atBoundary(lens, lAt)) throw lie(`snapshot ${snap} points between rows`);
+    scanFrom = startLine;
+  }
+  const scanTo = v3 && !whole ? last : b.lines - 1;
+  let running = 0;
+  for (let i = scanFrom; i <= scanTo; i++) {
+    if (whole && v3 && i > 0 && i % SNAPSHOT_LINES === 0 && snapVals !== null) {
+      const v = (i / SNAPSHOT_LINES - 1) * perSnap;
+      if (snapVals[v + 8] !== rAt || snapVals[v + 9] !== lAt || snapVals[v + 10] !== running) throw lie(`snapshot ${i / SNAPSHOT_LINES} differs from the rows at line ${i}`);
+    }
     if (rAt >= rows.length) throw bad(`${i} rows for ${b.lines} lines`);
     const sh = readInt(rows, rAt);
     rAt = scanEnd;
@@ -685,41 +812,21 @@ export function decodeBlockRange(record: Buffer, b: BlockShape, pieceBytes: Piec
     if (!(sh >= 0 && sh <= meta.nShapes) || !(len >= 0)) throw bad(`line ${i} has a bad shape or length`);
     shapeOf[i] = sh;
     lenOf[i] = len;
+    running += len + 1;
   }
-  if (rAt !== rows.length || lAt !== lens.length) throw bad(`more rows than the block's ${b.lines} lines`);
+  if (scanTo === b.lines - 1 && (rAt !== rows.length || lAt !== lens.length)) throw bad(`more rows than the block's ${b.lines} lines`);
   const nl = (i: number) => (i < b.lines - 1 || !b.lastUnterminated ? 1 : 0);
 
-  // Snapshots: T, prevRef, positions of SNAPSHOT_STREAMS, then of each column.
-  const perSnap = 2 + SNAPSHOT_STREAMS.length + meta.nCols;
-  const nSnaps = snapshots ? Math.floor((b.lines - 1) / SNAPSHOT_LINES) : 0;
-  let snapVals: Float64Array | null = null;
-  if (snapshots) {
-    const sb = head[STREAM.SNAP] as Buffer;
-    snapVals = new Float64Array(nSnaps * perSnap);
-    let at = 0;
-    for (let j = 0; j < nSnaps * perSnap; j++) {
-      if (at >= sb.length) throw lie(`it holds ${j} values, ${nSnaps * perSnap} expected`);
-      const d = readInt(sb, at);
-      at = scanEnd;
-      if (!Number.isSafeInteger(d)) throw lie(`value ${j} is not a decimal`);
-      const prev = j >= perSnap ? snapVals[j - perSnap] : j % perSnap === 1 ? -1 : 0;
-      snapVals[j] = prev + d;
-    }
-    if (at !== sb.length) throw lie(`it holds more than ${nSnaps * perSnap} values`);
-  }
-
-  // The start: the nearest snapshot at or before `first` (whole blocks start at line 0).
-  const snap = whole || !snapshots ? 0 : Math.min(Math.floor(first / SNAPSHOT_LINES), nSnaps);
-  const startLine = snap * SNAPSHOT_LINES;
   // Lines before `first` are never the block's last: each has its newline.
-  let startOffset = 0;
-  for (let i = 0; i < first; i++) startOffset += lenOf[i] + 1;
+  let startOffset = offsetAtStart;
+  for (let i = scanFrom; i < first; i++) startOffset += lenOf[i] + 1;
 
   // The streams this range needs.
   let st: (Buffer | null)[];
+  let need: Uint8Array | null = null;
   if (whole) st = head;
   else {
-    const need = new Uint8Array(nStreams);
+    need = new Uint8Array(nStreams);
     for (let i = startLine; i <= last; i++) {
       const sh = shapeOf[i];
       if (sh === 0) {
@@ -737,7 +844,8 @@ export function decodeBlockRange(record: Buffer, b: BlockShape, pieceBytes: Piec
       // TS values are offsets from T, which only ID holes move: an ID-less range from a snapshot still needs none.
       for (const c of meta.shapeCols[sh - 1]) need[firstCol + c] = 1;
     }
-    st = unpackRecord(record, path, (s) => need[s] === 1, firstCol, mem.scratch);
+    const want = need;
+    st = unpackRecord(record, path, (s) => want[s] === 1, firstCol, mem.scratch);
     st[STREAM.META] = head[STREAM.META];
     st[STREAM.ROWS] = rows;
     st[STREAM.LINELEN] = lens;
@@ -761,20 +869,21 @@ export function decodeBlockRange(record: Buffer, b: BlockShape, pieceBytes: Piec
   let tnAt = 0;
   let prevRef = -1;
   let T = 0;
-  const atBoundary = (buf: Buffer | null, pos: number): boolean => buf === null || pos === 0 || (pos <= buf.length && buf[pos - 1] === 0x0a);
-  if (snap > 0 && snapVals !== null) {
-    const v = (snap - 1) * perSnap;
-    T = snapVals[v];
-    prevRef = snapVals[v + 1];
-    vAt = snapVals[v + 2];
-    iAt = snapVals[v + 3];
-    rndAt = snapVals[v + 4];
-    tsAt = snapVals[v + 5];
-    tAt = snapVals[v + 6];
-    tnAt = snapVals[v + 7];
+  if (snap > 0) {
+    T = snapAt(0);
+    prevRef = snapAt(1);
+    vAt = snapAt(2);
+    iAt = snapAt(3);
+    rndAt = snapAt(4);
+    tsAt = snapAt(5);
+    tAt = snapAt(6);
+    tnAt = snapAt(7);
     for (let c = 0; c < meta.nCols; c++) {
-      colAt[c] = snapVals[v + 8 + c];
-      if (colAt[c] !== snapVals[v + 8 + c]) throw lie(`snapshot ${snap} puts column ${c} at ${snapVals[v + 8 + c]}`);
+      // Version 3 ranges take only the positions of the columns they read.
+      if (v3 && need !== null && need[firstCol + c] !== 1) continue;
+      const p = snapAt(colsAt + c);
+      colAt[c] = p;
+      if (colAt[c] !== p) throw lie(`snapshot ${snap} puts column ${c} at ${p}`);
     }
     if (prevRef < -1 || ![vAt, iAt, rndAt, tsAt, tAt, tnAt].every((p) => p >= 0) || !atBoundary(verbatim, vAt) || !atBoundary(idMs, iAt)
       || !atBoundary(idRand, rndAt) || !atBoundary(ts, tsAt) || !atBoundary(text, tAt) || !atBoundary(textn, tnAt)
@@ -856,7 +965,7 @@ export function decodeBlockRange(record: Buffer, b: BlockShape, pieceBytes: Piec
         const v = (i / SNAPSHOT_LINES - 1) * perSnap;
         let ok = snapVals[v] === T && snapVals[v + 1] === prevRef && snapVals[v + 2] === vAt && snapVals[v + 3] === iAt
           && snapVals[v + 4] === rndAt && snapVals[v + 5] === tsAt && snapVals[v + 6] === tAt && snapVals[v + 7] === tnAt;
-        for (let c = 0; ok && c < meta.nCols; c++) ok = snapVals[v + 8 + c] === colAt[c];
+        for (let c = 0; ok && c < meta.nCols; c++) ok = snapVals[v + colsAt + c] === colAt[c];
         if (!ok) throw lie(`snapshot ${i / SNAPSHOT_LINES} differs from the cursors at line ${i}`);
       }
       const shape = shapeOf[i];

@@ -170,17 +170,20 @@ describe("extended diet: a lying cursor snapshot", () => {
     return exec;
   }
 
+  /** Version 3's SNAP: line v = value v of every snapshot, comma separated (deltas); `f` changes snapshot j of value v. */
+  const change = (v: string[], value: number, f: (d: string[]) => string[]) => v.map((x, i) => (i === value ? f(x.split(",")).join(",") : x));
+
   it("the undamaged one-block diet has snapshots, and an unchanged rewrite still reads back", async () => {
-    let values = 0;
+    let values: string[] = [];
     const exec = await withSnap((v) => {
-      values = v.length;
+      values = v;
       return v;
     });
-    // floor((lines − 1) / 128) snapshots of 8 + (the block's columns) values each.
+    // floor((lines − 1) / 128) snapshots; one line per value: 11 + (the block's columns) lines.
     const snaps = Math.floor((JSON.parse(fs.readFileSync(layoutOf(exec).manifest, "utf8")).ext.lines - 1) / 128);
     expect(snaps).toBeGreaterThanOrEqual(3);
-    expect(values % snaps).toBe(0);
-    expect(values / snaps).toBeGreaterThan(8);
+    expect(values.length).toBeGreaterThan(11);
+    expect(values.every((x) => x.split(",").length === snaps)).toBe(true);
     const r = await openReader(exec);
     expect((await linesToBytes(r)).equals(LONG)).toBe(true);
     expect((await r.getLine(300))?.line).toBe(300);
@@ -189,26 +192,43 @@ describe("extended diet: a lying cursor snapshot", () => {
   });
 
   it("a snapshot whose ID position is shifted by one byte: EXT_SNAPSHOT_INVALID from restore, verify, a full read and a one-line read", async () => {
-    const exec = await withSnap((v) => v.map((x, i) => (i === 3 ? String(Number(x) + 1) : x)));
+    const exec = await withSnap((v) => change(v, 3, (d) => [String(Number(d[0]) + 1), ...d.slice(1)]));
     const r = await openReader(exec);
     expect(await codeOf(r.getLine(200))).toBe("EXT_SNAPSHOT_INVALID");
     await r.close();
     await expectRefused(exec, "EXT_SNAPSHOT_INVALID");
   });
 
-  it("a SNAP stream with one value missing: EXT_SNAPSHOT_INVALID", async () => {
-    await expectRefused(await withSnap((v) => v.slice(0, -1)), "EXT_SNAPSHOT_INVALID");
+  it("a snapshot whose ROWS position is shifted by one byte (a one-line read) or whose line offset is off by one (a whole block): EXT_SNAPSHOT_INVALID", async () => {
+    const rowsLie = await withSnap((v) => change(v, 8, (d) => [String(Number(d[0]) + 1), ...d.slice(1)]));
+    const r = await openReader(rowsLie);
+    expect(await codeOf(r.getLine(200))).toBe("EXT_SNAPSHOT_INVALID");
+    await r.close();
+    await expectRefused(rowsLie, "EXT_SNAPSHOT_INVALID");
+    await expectRefused(await withSnap((v) => change(v, 10, (d) => [...d.slice(0, -1), String(Number(d[d.length - 1]) + 1)])), "EXT_SNAPSHOT_INVALID");
+  });
+
+  it("a SNAP stream with one value missing, or one value line missing: EXT_SNAPSHOT_INVALID", async () => {
+    await expectRefused(await withSnap((v) => change(v, v.length - 1, (d) => d.slice(0, -1))), "EXT_SNAPSHOT_INVALID");
+    const lineMissing = await withSnap((v) => v.slice(0, -1));
+    const r = await openReader(lineMissing);
+    expect(await codeOf(r.getLine(300))).toBe("EXT_SNAPSHOT_INVALID");
+    await r.close();
+    await expectRefused(lineMissing, "EXT_SNAPSHOT_INVALID");
   });
 });
 
-describe("extended diet: a version-1 container (before cursor snapshots) is still read", () => {
-  it("the same journal written as format 1 (no SNAP stream, columns from stream 9) reads, verifies and restores byte for byte", async () => {
-    const LONG = finishedJournal(BODIES, "RunCompleted", 300);
-    const src = tempExec(LONG);
-    await applyExtDiet(src, { force: true, workers: 0, blockTargetBytes: 8192, packFrameTargetBytes: 2048 });
-    const c = fs.readFileSync(layoutOf(src).dietedJournal);
+describe("extended diet: version-1 and version-2 containers (before this format) are still read", () => {
+  /**
+   * The container of `src` rewritten as version 2 (META one JSON object, SNAP row-major without
+   * the ROWS/LINELEN/offset values) or version 1 (also no SNAP stream: columns from stream 9).
+   */
+  async function downgrade(c: Buffer, version: 1 | 2): Promise<Buffer> {
+    const { compress, decompress } = await import("@mongodb-js/zstd");
+    const unz = async (b: Buffer) => (b.length === 0 ? Buffer.alloc(0) : Buffer.from(await decompress(b)));
+    const z = async (b: Buffer) => (b.length === 0 ? b : Buffer.from(await compress(b, 9)));
     const f = footer(c);
-    // Every record and frame in file order; records lose stream 9 (SNAP).
+    // Every record and frame in file order.
     const items: { table: number; at: number; len: number; record: boolean }[] = [];
     for (let k = 0; k < f.frames; k++) {
       const e = f.packTable + 24 * k;
@@ -218,27 +238,39 @@ describe("extended diet: a version-1 container (before cursor snapshots) is stil
       const e = f.blockTable + 40 * k;
       items.push({ table: e, at: Number(c.readBigUInt64LE(e)), len: c.readUInt32LE(e + 8), record: true });
     }
-    items.sort((a, b) => a.at - b.at);
+    items.sort((x, y) => x.at - y.at);
     const parts: Buffer[] = [Buffer.from(c.subarray(0, 8))];
-    parts[0].writeUInt32LE(1, 4);
+    parts[0].writeUInt32LE(version, 4);
     const tables = Buffer.from(c.subarray(f.packTable, c.length - 32));
     let at = 8;
     for (const it of items) {
       let bytes = c.subarray(it.at, it.at + it.len);
       if (it.record) {
         const S = bytes.readUInt32LE(4);
-        const sizes = Array.from({ length: S }, (_, s) => bytes.readUInt32LE(8 + 8 * s));
         let pos = 8 + 8 * S;
-        const streams = sizes.map((z) => bytes.subarray(pos, (pos += z)));
-        const head = Buffer.alloc(8 + 8 * (S - 1));
+        const raw: Buffer[] = [];
+        for (let s = 0; s < S; s++) {
+          const n = bytes.readUInt32LE(8 + 8 * s);
+          raw.push(await unz(bytes.subarray(pos, pos + n)));
+          pos += n;
+        }
+        const metaLines = raw[0].toString("utf8").split("\n").slice(0, -1);
+        raw[0] = Buffer.from(JSON.stringify({ cols: JSON.parse(metaLines[0]), shapes: metaLines.slice(1).map((x) => JSON.parse(x)) }));
+        const byValue = raw[9].length === 0 ? [] : raw[9].toString("utf8").split("\n").slice(0, -1).map((x) => x.split(","));
+        const kept = byValue.filter((_, v) => v < 8 || v > 10);
+        const rowMajor: string[] = [];
+        for (let j = 0; j < (kept[0]?.length ?? 0); j++) for (const d of kept) rowMajor.push(d[j]);
+        raw[9] = rowMajor.length === 0 ? Buffer.alloc(0) : Buffer.from(`${rowMajor.join("\n")}\n`);
+        const keep = version === 1 ? raw.filter((_, s) => s !== 9) : raw;
+        const zs = await Promise.all(keep.map(z));
+        const head = Buffer.alloc(8 + 8 * keep.length);
         head.writeUInt32LE(bytes.readUInt32LE(0), 0);
-        head.writeUInt32LE(S - 1, 4);
-        const keep = [...Array(S).keys()].filter((s) => s !== 9);
-        keep.forEach((s, i) => {
-          head.writeUInt32LE(bytes.readUInt32LE(8 + 8 * s), 8 + 8 * i);
-          head.writeUInt32LE(bytes.readUInt32LE(12 + 8 * s), 12 + 8 * i);
+        head.writeUInt32LE(keep.length, 4);
+        keep.forEach((r, i) => {
+          head.writeUInt32LE(zs[i].length, 8 + 8 * i);
+          head.writeUInt32LE(r.length, 12 + 8 * i);
         });
-        bytes = Buffer.concat([head, ...keep.map((s) => streams[s])]);
+        bytes = Buffer.concat([head, ...zs]);
       }
       const t = it.table - f.packTable;
       tables.writeBigUInt64LE(BigInt(at), t);
@@ -249,27 +281,38 @@ describe("extended diet: a version-1 container (before cursor snapshots) is stil
     const foot = Buffer.from(c.subarray(c.length - 32));
     foot.writeBigUInt64LE(BigInt(at), 0);
     foot.writeBigUInt64LE(BigInt(at + 24 * f.frames), 8);
-    foot.writeUInt32LE(1, 24);
-    const exec = tempExec();
-    const l = layoutOf(exec);
-    const m = JSON.parse(fs.readFileSync(layoutOf(src).manifest, "utf8"));
-    m.ext.version = 1;
-    fs.writeFileSync(l.manifest, JSON.stringify(m));
-    fs.writeFileSync(l.dietedJournal, Buffer.concat([...parts, tables, foot]));
-    rmExec(src);
-    expect(fs.readFileSync(l.dietedJournal).readUInt32LE(4)).toBe(1);
-    const r = await openReader(exec);
-    expect((await linesToBytes(r)).equals(LONG)).toBe(true);
-    const lines = LONG.toString("utf8").split("\n");
-    for (const n of [0, 150, 299]) {
-      const got: string[] = [];
-      for await (const raw of r.lines({ fromLine: n, toLine: n + 1 })) got.push(raw.bytes.toString("utf8"));
-      expect(got).toEqual(lines.slice(n, n + 2));
-    }
-    await r.close();
-    expect((await verifyDiet(exec)).originalBytes).toBe(LONG.length);
-    expect((await restoreJournal(exec)).status).toBe("restored");
-    expect(fs.readFileSync(l.journal).equals(LONG)).toBe(true);
-    rmExec(exec);
-  });
+    foot.writeUInt32LE(version, 24);
+    return Buffer.concat([...parts, tables, foot]);
+  }
+
+  for (const version of [1, 2] as const) {
+    it(`the same journal written as format ${version} reads (whole, ranges from snapshots), verifies and restores byte for byte`, async () => {
+      const LONG = finishedJournal(BODIES, "RunCompleted", 300);
+      const src = tempExec(LONG);
+      // Version 2: one block, so that its ranges start at row-major snapshots (lines 128, 256).
+      await applyExtDiet(src, { force: true, workers: 0, blockTargetBytes: version === 2 ? 1 << 22 : 8192, packFrameTargetBytes: 2048 });
+      if (version === 2) expect(JSON.parse(fs.readFileSync(layoutOf(src).manifest, "utf8")).ext.blocks).toBe(1);
+      const exec = tempExec();
+      const l = layoutOf(exec);
+      const m = JSON.parse(fs.readFileSync(layoutOf(src).manifest, "utf8"));
+      m.ext.version = version;
+      fs.writeFileSync(l.manifest, JSON.stringify(m));
+      fs.writeFileSync(l.dietedJournal, await downgrade(fs.readFileSync(layoutOf(src).dietedJournal), version));
+      rmExec(src);
+      expect(fs.readFileSync(l.dietedJournal).readUInt32LE(4)).toBe(version);
+      const r = await openReader(exec);
+      expect((await linesToBytes(r)).equals(LONG)).toBe(true);
+      const lines = LONG.toString("utf8").split("\n");
+      for (const n of [0, 150, 299]) {
+        const got: string[] = [];
+        for await (const raw of r.lines({ fromLine: n, toLine: n + 1 })) got.push(raw.bytes.toString("utf8"));
+        expect(got).toEqual(lines.slice(n, n + 2));
+      }
+      await r.close();
+      expect((await verifyDiet(exec)).originalBytes).toBe(LONG.length);
+      expect((await restoreJournal(exec)).status).toBe("restored");
+      expect(fs.readFileSync(l.journal).equals(LONG)).toBe(true);
+      rmExec(exec);
+    });
+  }
 });

@@ -164,7 +164,7 @@ describe("extended diet: reads that start at a cursor snapshot, and the pack's r
     const l = layoutOf(exec);
     const manifest = JSON.parse(fs.readFileSync(l.manifest, "utf8"));
     expect(manifest.ext.blocks).toBe(2);
-    expect(manifest.ext.version).toBe(2);
+    expect(manifest.ext.version).toBe(3);
     // The window stores far repeats again: more unique pieces than distinct texts.
     expect(manifest.ext.text.unique).toBeGreaterThan(bodies.length);
     expect((await independentDecode(fs.readFileSync(l.dietedJournal), manifest)).equals(original)).toBe(true);

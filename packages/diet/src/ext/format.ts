@@ -13,10 +13,15 @@ export const CONTAINER_MAGIC = 0x44585748;
 export const BLOCK_MAGIC = 0x42585748;
 /** "HWXF": the last 4 bytes of the container. */
 export const FOOTER_MAGIC = 0x46585748;
-/** Version 2 adds the SNAP stream (cursor snapshots); version 1 containers (no SNAP, columns from stream 9) are still read. */
-export const FORMAT_VERSION = 2;
+/**
+ * Version 3: META is a list (the column names, then one shape per line: a read parses only the
+ * shapes it uses) and SNAP is column-major with the ROWS and LINELEN positions and the line's
+ * offset (a read scans only the lines from its snapshot). Version 2 (the SNAP stream, row-major,
+ * META one JSON object) and version 1 (no SNAP, columns from stream 9) are still read.
+ */
+export const FORMAT_VERSION = 3;
 /** Container versions a reader accepts. */
-export const READ_VERSIONS: readonly number[] = [1, 2];
+export const READ_VERSIONS: readonly number[] = [1, 2, 3];
 /** Header: u32 magic, u32 version. */
 export const HEADER_BYTES = 8;
 /** Footer: u64 packTableOffset, u64 blockTableOffset, u32 nFrames, u32 nBlocks, u32 version, u32 magic. */
@@ -75,6 +80,13 @@ export const FIRST_COLUMN_STREAM = firstColumnStream(FORMAT_VERSION);
  * block's start: they are short decimals).
  */
 export const SNAPSHOT_STREAMS: readonly number[] = [3, 4, 5, 6, 7, 8];
+/**
+ * Where a snapshot's column positions start: after T, prevRef and SNAPSHOT_STREAMS (version 2);
+ * version 3 adds the ROWS position, the LINELEN position and the line's block-relative offset.
+ */
+export function snapColumnsAt(version: number): number {
+  return version >= 3 ? 11 : 8;
+}
 
 /** Hole characters in a shape template (never raw in JSON.stringify output, which escapes control characters). */
 export const HOLE = {

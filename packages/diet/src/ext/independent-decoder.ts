@@ -21,9 +21,9 @@ const num = (b: Buffer, at: number) => Number(b.readBigUInt64LE(at));
 /** Rebuild the original journal from a container and the manifest's `lines`/`endsWithNewline` (line numbers stored verbatim go to `verbatimLines`). */
 export async function independentDecode(c: Buffer, manifest: { ext: { lines: number; endsWithNewline: boolean } }, verbatimLines: number[] = []): Promise<Buffer> {
   const version = c.readUInt32LE(4);
-  if (c.readUInt32LE(0) !== 0x44585748 || (version !== 1 && version !== 2)) throw new Error("header");
-  // Version 2: stream 9 is SNAP, columns start at 10.
-  const firstCol = version === 2 ? 10 : 9;
+  if (c.readUInt32LE(0) !== 0x44585748 || ![1, 2, 3].includes(version)) throw new Error("header");
+  // Version 2 and 3: stream 9 is SNAP, columns start at 10.
+  const firstCol = version >= 2 ? 10 : 9;
   const f = c.subarray(c.length - 32);
   if (f.readUInt32LE(28) !== 0x46585748 || f.readUInt32LE(24) !== version) throw new Error("footer");
   const packTable = num(f, 0);
@@ -63,7 +63,10 @@ export async function independentDecode(c: Buffer, manifest: { ext: { lines: num
       streams.push(d);
       at += z;
     }
-    const meta = JSON.parse(streams[0].toString("utf8")) as { cols: string[]; shapes: [string, number[]][] };
+    // Version 3: META is a list (names, then one shape per line); before, one JSON object.
+    const meta = version >= 3
+      ? ((ls) => ({ cols: JSON.parse(ls[0]) as string[], shapes: ls.slice(1).map((x) => JSON.parse(x) as [string, number[]]) }))(list(streams[0]))
+      : (JSON.parse(streams[0].toString("utf8")) as { cols: string[]; shapes: [string, number[]][] });
     const rows = list(streams[1]).map(Number);
     const lens = list(streams[2]).map(Number);
     const verbatim = streams[3];
@@ -74,11 +77,23 @@ export async function independentDecode(c: Buffer, manifest: { ext: { lines: num
     const textn = list(streams[8]);
     if (S !== firstCol + meta.cols.length) throw new Error("stream count");
     const cols = meta.cols.map((_, i) => list(streams[firstCol + i]));
-    // Snapshots (version 2): before every 128th line, the deltas of T, prevRef and the byte
-    // positions of VERBATIM, ID_MS, ID_RAND, TS, TEXT, TEXTN and each column.
-    const snap = version === 2 ? list(streams[9]).map(Number) : [];
-    const per = 8 + meta.cols.length;
-    if (version === 2 && snap.length !== Math.floor((lines - 1) / 128) * per) throw new Error("snapshot count");
+    // Snapshots (version 2 and 3): before every 128th line, the deltas of T, prevRef and the byte
+    // positions of VERBATIM, ID_MS, ID_RAND, TS, TEXT, TEXTN, (version 3: ROWS, LINELEN, the
+    // line's offset in the block,) then each column. Version 2: one value per list entry,
+    // snapshot after snapshot; version 3: line v = value v of every snapshot, comma separated.
+    const nSnaps = Math.floor((lines - 1) / 128);
+    const fixed = version >= 3 ? 11 : 8;
+    const per = fixed + meta.cols.length;
+    let snap: number[] = [];
+    if (version === 2) snap = list(streams[9]).map(Number);
+    else if (version === 3 && nSnaps > 0) {
+      const byValue = list(streams[9]).map((x) => x.split(",").map(Number));
+      if (byValue.length !== per || byValue.some((x) => x.length !== nSnaps)) throw new Error("snapshot count");
+      for (let j = 0; j < nSnaps; j++) for (let v = 0; v < per; v++) snap.push(byValue[v][j]);
+    }
+    if (version >= 2 && snap.length !== nSnaps * per) throw new Error("snapshot count");
+    const rowBytes = list(streams[1]);
+    const lenBytes = list(streams[2]);
     const snapState = new Array<number>(per).fill(0);
     snapState[1] = -1;
     const bytesOf = (vals: string[], n: number) => vals.slice(0, n).reduce((a, x) => a + Buffer.byteLength(x) + 1, 0);
@@ -91,11 +106,12 @@ export async function independentDecode(c: Buffer, manifest: { ext: { lines: num
     let iTextN = 0;
     let prev = -1;
     for (let i = 0; i < lines; i++, lineNo++) {
-      if (version === 2 && i > 0 && i % 128 === 0) {
+      if (version >= 2 && i > 0 && i % 128 === 0) {
         const j = i / 128 - 1;
         for (let v = 0; v < per; v++) snapState[v] += snap[j * per + v];
+        const rowsEtc = version >= 3 ? [bytesOf(rowBytes, i), bytesOf(lenBytes, i), lens.slice(0, i).reduce((a, x) => a + x + 1, 0)] : [];
         const mine = [T, prev, v, bytesOf(idMs, iId), bytesOf(idRand, iId), bytesOf(ts, iTs), bytesOf(text, iText), bytesOf(textn, iTextN),
-          ...cols.map((col, ci) => bytesOf(col, colPos[ci]))];
+          ...rowsEtc, ...cols.map((col, ci) => bytesOf(col, colPos[ci]))];
         if (mine.some((x, k) => x !== snapState[k])) throw new Error(`snapshot at line ${lineNo}`);
       }
       let line: Buffer;
