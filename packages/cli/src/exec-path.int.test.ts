@@ -64,6 +64,22 @@ describe("the execution path enters once", () => {
     expect(filesOf(path.join(cwd, "codon.completed"))).toEqual(before);
   });
 
+  it("the layout passed down never leaks into output: --json names the execution by its absolute path", async () => {
+    const cwd = cwdWithExec("json");
+    const exec = path.join(cwd, "exec");
+    const table: { argv: string[]; exec: (json: any) => unknown }[] = [
+      { argv: ["stats", "exec", "--json"], exec: (j) => j.exec },
+      { argv: ["verify", "exec", "--json"], exec: (j) => j.exec },
+      { argv: ["summary", "exec", "--json"], exec: (j) => j.exec },
+      { argv: ["export", "exec", "--format", "trace"], exec: (j) => j.otherData.exec },
+    ];
+    for (const { argv, exec: execOf } of table) {
+      const io = memoryIO({ cwd });
+      expect(await runCli(argv, io), `${argv.join(" ")}: ${io.err()}`).toBeLessThan(2);
+      expect(execOf(JSON.parse(io.out())), argv.join(" ")).toBe(exec);
+    }
+  });
+
   it("the root forms resolve <root> against the injected cwd, not the process's", async () => {
     const cwd = cwdWithExec("roots");
     fs.cpSync(path.join(cwd, "exec"), path.join(cwd, "second"), { recursive: true });
