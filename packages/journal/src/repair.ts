@@ -273,7 +273,7 @@ export async function applyRepair(plan: RepairPlan): Promise<RepairResult> {
     }
   }
   if (plan.sidecarAfter) {
-    await writeSidecar(plan.exec, plan.sidecarAfter);
+    await writeSidecar(l, plan.sidecarAfter);
     result.sidecarWritten = true;
   }
   return result;
