@@ -4,14 +4,18 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { layoutOf } from "@hankweave-journal/core";
 import { writeSyntheticExecution } from "@hankweave-journal/audit/testing";
+import { bundleCli } from "@hankweave-journal/journal/testing";
 import { runCli } from "../main.js";
 import { memoryIO } from "../io.js";
 
-const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../bin/hankweave-journal.js");
+/** The CLI of the sources as a real process, bundled once (what bin/hankweave-journal.js runs, without tsx's start). */
+let BIN = "";
+beforeAll(async () => {
+  BIN = await bundleCli();
+}, 60_000);
 
 async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
   const io = memoryIO();
