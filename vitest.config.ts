@@ -10,6 +10,9 @@
 // another file.
 import { configDefaults, defineConfig } from "vitest/config";
 
+/** Records each file's CPU seconds in test-artifacts/file-cpu.jsonl (tools/run-tests.mjs sums them). */
+const SETUP = [new URL("./tools/src/file-cpu.setup.ts", import.meta.url).pathname];
+
 const PACKAGES = [
   "packages/core",
   "packages/journal",
@@ -43,6 +46,7 @@ export default defineConfig({
         test: {
           exclude: [...configDefaults.exclude, ...SERIAL.filter((f) => f.startsWith(`${dir}/`)).map((f) => f.slice(dir.length + 1))],
           sequence: { groupOrder: 0 },
+          setupFiles: SETUP,
         },
       })),
       {
@@ -55,6 +59,7 @@ export default defineConfig({
           pool: "forks",
           poolOptions: { forks: { singleFork: true } },
           sequence: { groupOrder: 1 },
+          setupFiles: SETUP,
         },
       },
     ],

@@ -3,13 +3,15 @@
 // Tests that could not run because an input is absent (named "… is absent: these tests cannot run") are counted as
 // skipped, not passed. Exit code: vitest's (non-zero when anything failed).
 import { spawnSync } from "node:child_process";
-import { readFileSync, mkdirSync, existsSync } from "node:fs";
+import { readFileSync, mkdirSync, existsSync, rmSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const out = join(root, "test-artifacts", "vitest-results.json");
+const cpuLog = join(root, "test-artifacts", "file-cpu.jsonl"); // written by tools/src/file-cpu.setup.ts
 mkdirSync(dirname(out), { recursive: true });
+rmSync(cpuLog, { force: true });
 const vitest = join(root, "node_modules", "vitest", "vitest.mjs");
 const res = spawnSync(
   process.execPath,
@@ -28,6 +30,11 @@ if (existsSync(out)) {
     }
     if ((file.assertionResults ?? []).length === 0 && file.status === "failed") failed++;
   }
+}
+if (existsSync(cpuLog)) {
+  const rows = readFileSync(cpuLog, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  const cpu = rows.reduce((s, r) => s + r.cpuS + r.childCpuS, 0);
+  console.log(`cpu: ${cpu.toFixed(0)} s in ${rows.length} test files (workers and their children; per file in ${cpuLog})`);
 }
 console.log(`tests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
 const code = res.status ?? 1;
