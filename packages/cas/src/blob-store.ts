@@ -54,13 +54,15 @@ export async function putBlob(
 ): Promise<PutBlobResult> {
   const layout = resolveExec(exec);
   const sha256 = sha ?? sha256Hex(body);
+  // Read before the compression: a compressor may take the body's buffer (ZstdPool's transfer).
+  const bytes = body.length;
   const path = layout.casBlob(sha256);
   const existing = await lstatOrUndefined(path);
   let outcome: PutBlobResult["outcome"] = "written";
   if (existing !== undefined) {
     try {
-      await readBlob(layout, sha256, body.length);
-      return { sha256, bytes: body.length, outcome: "reused", storedBytes: existing.size };
+      await readBlob(layout, sha256, bytes);
+      return { sha256, bytes, outcome: "reused", storedBytes: existing.size };
     } catch (e) {
       if (!isJournalError(e, "CAS_CORRUPT", "NOT_A_REGULAR_FILE", "ZSTD_TOO_LARGE", "CAS_MISSING")) throw e;
       if (existing.isDirectory()) throw e;
@@ -84,7 +86,7 @@ export async function putBlob(
     tmp: layout.casBlobTmp(sha256, randomBytes(6).toString("hex")),
     ...(opts.durability === "deferred" ? { durability: "none" as const } : {}),
   });
-  return { sha256, bytes: body.length, outcome, storedBytes: frame.length };
+  return { sha256, bytes, outcome, storedBytes: frame.length };
 }
 
 /** Blob fsyncs in flight at once in `syncBlobs` (concurrent fsyncs share the file system's journal commits). */

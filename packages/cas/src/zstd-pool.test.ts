@@ -46,4 +46,22 @@ describe("ZstdPool", () => {
     await pool.close();
     await expect(pool.compress(body, 3)).rejects.toThrow(/closed/);
   });
+
+  it("transfer: a whole buffer moves to the worker (detached here), a view is copied and kept; the frames are the same", async () => {
+    const pool = new ZstdPool(1);
+    try {
+      const text = "moved, not copied ".repeat(800);
+      const whole = Buffer.from(text);
+      const expected = await compressOneShot(Buffer.from(text), 9);
+      const frame = await pool.compress(whole, 9, { transfer: true });
+      expect(whole.byteLength).toBe(0);
+      expect(frame.equals(expected)).toBe(true);
+      const big = Buffer.from(`xxxx${text}yyyy`);
+      const view = big.subarray(4, 4 + text.length);
+      expect((await pool.compress(view, 9, { transfer: true })).equals(expected)).toBe(true);
+      expect(view.toString()).toBe(text);
+    } finally {
+      await pool.close();
+    }
+  });
 });

@@ -229,7 +229,8 @@ export async function applyDiet(exec: ExecRef, opts: DietOptions = {}): Promise<
     // Small journals compress their few blobs in this thread (the same frames, tested): starting
     // the pool's worker threads costs more than it saves below JOURNAL_ZSTD_MT_MIN_BYTES.
     const pool = before.size >= JOURNAL_ZSTD_MT_MIN_BYTES ? new ZstdPool() : undefined;
-    const compress = pool === undefined ? undefined : (data: Buffer, level: number): Promise<Buffer> => pool.compress(data, level);
+    // The body is not used after it is handed over (the verification reads the blob back): moved, not copied.
+    const compress = pool === undefined ? undefined : (data: Buffer, level: number): Promise<Buffer> => pool.compress(data, level, { transfer: true });
     const seekable = kind === "seekable";
     let scan: DietScanResult;
     let zstBytes: number;
