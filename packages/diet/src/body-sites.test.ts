@@ -28,6 +28,21 @@ describe("rewriteLine (the invertibility proof)", () => {
     expect(roundTrip(original).equals(original)).toBe(true);
   });
 
+  it("the in-place span replacement writes what JSON.stringify of the rewritten object writes; the same body text twice takes that path too", () => {
+    const body = `quote " backslash \\ nl \n é 😀 ${"w".repeat(5000)}`;
+    // Unique: the span path. Twice (an earlier key holds the same text as "content"): the object path.
+    for (const data of [{ path: "a", content: body, n: 1 }, { extra: { content: body }, path: "a", content: body }]) {
+      const original = line("file.updated", data);
+      const rw = rewriteLine(original, "compatible")!;
+      const ref = { sha256: rw.bodies[0].sha256, bytes: Buffer.byteLength(body), encoding: "utf-8", ref: "cas" };
+      const expected = JSON.parse(original.toString());
+      const d: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(expected.data as Record<string, unknown>)) d[k === "content" ? "contentRef" : k] = k === "content" ? ref : v;
+      expect(rw.pointer.toString("utf8")).toBe(JSON.stringify({ ...expected, data: d }));
+      expect(roundTrip(original).equals(original)).toBe(true);
+    }
+  });
+
   it("keeps a body of 4095 bytes inline, and a line under 4096 bytes", () => {
     expect(rewriteLine(line("file.updated", { content: "x".repeat(CAS_THRESHOLD_BYTES - 1) }), "compatible")).toBeNull();
     expect(rewriteLine(line("file.updated", { content: "x".repeat(100) }), "compatible")).toBeNull();
