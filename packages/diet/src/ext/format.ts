@@ -148,6 +148,26 @@ function u64(b: Buffer, at: number): number {
   return v > BigInt(Number.MAX_SAFE_INTEGER) ? Number.NaN : Number(v);
 }
 
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+/**
+ * A table as little-endian u32 words (its length is a multiple of 4). Every open parses every
+ * entry, in code that has not been compiled yet: element loads instead of a Buffer method call
+ * (and a BigInt for each u64) per field.
+ */
+function wordsOf(b: Buffer): Uint32Array {
+  const w = new Uint32Array(b.length >>> 2);
+  if (LITTLE_ENDIAN) new Uint8Array(w.buffer).set(b.subarray(0, w.length * 4));
+  else for (let i = 0; i < w.length; i++) w[i] = b.readUInt32LE(4 * i);
+  return w;
+}
+
+/** The u64 at words i, i + 1 as a number (NaN above 2^53 − 1). */
+function u64w(w: Uint32Array, i: number): number {
+  const hi = w[i + 1];
+  return hi > 0x1fffff ? Number.NaN : hi * 0x100000000 + w[i];
+}
+
 export function writeFooter(f: Footer): Buffer {
   const b = Buffer.alloc(FOOTER_BYTES);
   b.writeBigUInt64LE(BigInt(f.packTableOffset), 0);
@@ -185,13 +205,14 @@ export function writeBlockEntry(e: BlockEntry, b: Buffer, at: number): void {
 /** Parse the block table and check that blocks tile the lines and the original bytes; EXT_INDEX_INVALID. */
 export function readBlockTable(b: Buffer, f: Footer, lines: number, originalBytes: number, path?: string): BlockEntry[] {
   const out: BlockEntry[] = new Array(f.blocks);
+  const w = wordsOf(b);
   let line = 0;
   let offset = 0;
   for (let k = 0; k < f.blocks; k++) {
-    const at = k * BLOCK_ENTRY_BYTES;
+    const i = k * (BLOCK_ENTRY_BYTES / 4);
     const e: BlockEntry = {
-      fileOffset: u64(b, at), recordBytes: b.readUInt32LE(at + 8), lines: b.readUInt32LE(at + 12),
-      firstLine: u64(b, at + 16), originalOffset: u64(b, at + 24), originalBytes: u64(b, at + 32),
+      fileOffset: u64w(w, i), recordBytes: w[i + 2], lines: w[i + 3],
+      firstLine: u64w(w, i + 4), originalOffset: u64w(w, i + 6), originalBytes: u64w(w, i + 8),
     };
     if (e.firstLine !== line || e.originalOffset !== offset || e.lines === 0 || !(e.fileOffset >= HEADER_BYTES)
       || e.fileOffset + e.recordBytes > f.packTableOffset) {
@@ -220,12 +241,13 @@ export function writeFrameEntry(e: FrameEntry, b: Buffer, at: number): void {
 /** Parse the pack frame table: frames tile the piece ids from 0 and lie inside the container; EXT_INDEX_INVALID. */
 export function readFrameTable(b: Buffer, f: Footer, path?: string): FrameEntry[] {
   const out: FrameEntry[] = new Array(f.frames);
+  const w = wordsOf(b);
   let piece = 0;
   for (let k = 0; k < f.frames; k++) {
-    const at = k * FRAME_ENTRY_BYTES;
+    const i = k * (FRAME_ENTRY_BYTES / 4);
     const e: FrameEntry = {
-      fileOffset: u64(b, at), compressedBytes: b.readUInt32LE(at + 8), rawBytes: b.readUInt32LE(at + 12),
-      firstPiece: b.readUInt32LE(at + 16), pieces: b.readUInt32LE(at + 20),
+      fileOffset: u64w(w, i), compressedBytes: w[i + 2], rawBytes: w[i + 3],
+      firstPiece: w[i + 4], pieces: w[i + 5],
     };
     if (e.firstPiece !== piece || e.pieces === 0 || !(e.fileOffset >= HEADER_BYTES) || e.compressedBytes === 0
       || e.fileOffset + e.compressedBytes > f.packTableOffset || e.rawBytes > MAX_FRAME_BYTES || e.rawBytes < e.pieces) {
