@@ -13,6 +13,12 @@
  * HANKWEAVE_PACK_NATIVE_BUILD=1 the global install builds them itself (`--allow-scripts`, what a
  * user runs). The consumer needs no native module for reading and folding. Both installs use
  * npm's cache first (`--prefer-offline`): `npm ci` filled it.
+ *
+ * The build (`npm pack`'s prepack, tools/build.mjs: tsc with declarations of every package, ~23
+ * CPU s) is skipped when dist/ is newer than every input of the build (package sources and
+ * manifests, the tsconfigs, the build scripts, the README): `npm ci` (its `prepare`) has just built
+ * it from these sources. A source edited since (or HANKWEAVE_PACK_BUILD=1) packs with the build.
+ * The prepack hook itself is checked to be that build either way.
  */
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
@@ -28,6 +34,7 @@ const CONF_EXEC = path.resolve(REPO, "../shared/conformance/plan-gen-execution")
 const EXEC = fs.existsSync(CONF_EXEC) ? CONF_EXEC : path.join(REPO, "fixtures/main-job/exec");
 const NATIVE = ["better-sqlite3", "zstd-napi"];
 const BUILD_NATIVE = process.env.HANKWEAVE_PACK_NATIVE_BUILD === "1";
+const PREPACK = "node ../../tools/build.mjs";
 
 let tmp = "";
 let tgz = "";
@@ -79,10 +86,45 @@ function cleanEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
+/** Every file's mtime under `dir` (no node_modules), folded with `pick`; `start` when there is none. */
+function foldMtimes(dir: string, pick: (a: number, b: number) => number, start: number): number {
+  let acc = start;
+  const visit = (d: string): void => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      if (e.name === "node_modules") continue;
+      const full = path.join(d, e.name);
+      if (e.isDirectory()) visit(full);
+      else acc = pick(acc, fs.statSync(full).mtimeMs);
+    }
+  };
+  if (fs.existsSync(dir)) visit(dir);
+  return acc;
+}
+
+/** True when dist/ is complete and newer than every input of tools/build.mjs (so the build would redo it as is). */
+function distIsFresh(): boolean {
+  const dist = path.join(PKG, "dist");
+  if (!fs.existsSync(path.join(dist, "bundle/cli.js")) || !fs.existsSync(path.join(dist, "index.d.ts"))) return false;
+  const packages = path.join(REPO, "packages");
+  let newest = 0;
+  for (const p of fs.readdirSync(packages)) {
+    newest = foldMtimes(path.join(packages, p, "src"), Math.max, newest);
+    const manifest = path.join(packages, p, "package.json");
+    if (fs.existsSync(manifest)) newest = Math.max(newest, fs.statSync(manifest).mtimeMs);
+  }
+  for (const f of ["tsconfig.json", "tsconfig.build.json", "tools/build.mjs", "tools/bundle.mjs", "README.md", "package.json"]) {
+    newest = Math.max(newest, fs.statSync(path.join(REPO, f)).mtimeMs);
+  }
+  return foldMtimes(dist, Math.min, Infinity) > newest;
+}
+
 beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), "hj-pack-"));
-  const pack = await timed("npm pack (build included)", () =>
-    run("npm", ["pack", "--json", "--pack-destination", tmp], { cwd: PKG }));
+  // What packs the build: checked whether or not this run reuses a fresh dist/.
+  expect(JSON.parse(fs.readFileSync(path.join(PKG, "package.json"), "utf8")).scripts?.prepack).toBe(PREPACK);
+  const reuse = process.env.HANKWEAVE_PACK_BUILD !== "1" && distIsFresh();
+  const pack = await timed(reuse ? "npm pack (dist/ fresh: build skipped)" : "npm pack (build included)", () =>
+    run("npm", ["pack", "--json", "--pack-destination", tmp, ...(reuse ? ["--ignore-scripts"] : [])], { cwd: PKG }));
   expect(pack.code, pack.err).toBe(0);
   packed = JSON.parse(pack.out)[0];
   tgz = path.join(tmp, (packed as unknown as { filename: string }).filename);
