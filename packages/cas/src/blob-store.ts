@@ -79,7 +79,9 @@ export async function putBlob(
       throw ioError(e, shard);
     }
     if (!casExisted) await fsyncDir(layout.eventsDir);
-    await fsyncDir(layout.casDir);
+    // Deferred: syncBlobs fsyncs the CAS directory once, after every shard was made (one of up
+    // to 256 directory fsyncs per diet before, each a journal commit, in the blobs' own path).
+    if (opts.durability !== "deferred") await fsyncDir(layout.casDir);
   }
   const frame = await (opts.compress ?? compressOneShot)(body, opts.level ?? CAS_ZSTD_LEVEL);
   await writeFileDurable(path, frame, {
