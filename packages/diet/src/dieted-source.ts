@@ -362,23 +362,9 @@ export class DietedSource {
     }
     const frames = this.manifest.frames!;
     if (this.oneFrame) {
-      // One stream: block k+1 is decoded (synchronously) and its bodies read (on the threadpool)
-      // while the caller hashes and writes block k; the end of the stream is checked last.
-      const r = this.oneFrameReader();
-      this.skipBlocks(r, fromFrame);
-      const prepare = (k: number): Promise<PreparedFrame> | null => {
-        if (k >= frames.length) return null;
-        const p = this.prepareBlock(k, this.nextBlock(r, k));
-        p.catch(() => undefined);
-        return p;
-      };
-      let next = prepare(fromFrame);
-      for (let k = fromFrame; k < frames.length; k++) {
-        const prepared = await next!;
-        next = prepare(k + 1);
-        yield prepared.lines === null ? [prepared.data] : this.spliceFrame(k, prepared);
-      }
-      r.end();
+      // One stream, decoded ahead by originalBlocks; nothing is released, so no buffer is reused
+      // (the caller may keep the parts).
+      for await (const block of this.originalBlocks(fromFrame)) yield block.parts;
       return;
     }
     const ahead: Promise<PreparedFrame>[] = [];
