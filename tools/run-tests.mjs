@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Runs every vitest project of vitest.config.ts (two workers; the crash loops after, one at a time), then prints one plain closing line `tests: N passed, N failed, N skipped`.
+// Runs every vitest project of vitest.workspace.ts (two workers, vitest.config.ts; the crash loops after, one at a time), then prints one plain closing line `tests: N passed, N failed, N skipped`.
 // Tests that could not run because an input is absent (named "… is absent: these tests cannot run") are counted as
 // skipped, not passed. Exit code: vitest's (non-zero when anything failed).
 import { spawnSync } from "node:child_process";

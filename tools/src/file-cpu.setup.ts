@@ -1,5 +1,5 @@
 /**
- * A vitest setup file of every project (vitest.config.ts): after each test file, appends one line
+ * A vitest setup file of every project (vitest.workspace.ts): after each test file, appends one line
  * `{"file", "cpuS", "childCpuS"}` to `test-artifacts/file-cpu.jsonl`: the CPU seconds
  * the file's worker process spent (user + system, from /proc/self/stat) and those of the child
  * processes it waited for, counted from the setup (before the file is imported) to its last hook.
