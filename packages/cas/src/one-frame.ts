@@ -170,29 +170,27 @@ function corrupt(path: string | undefined, message: string, byteOffset?: number)
   return new JournalError("ZSTD_CORRUPT", `${path ?? "the zstd file"}: ${message}`, { path, byteOffset });
 }
 
-/**
- * Decodes the zstd stream of a file descriptor (`fd`, `fileSize` bytes from offset 0) into
- * buffers the caller sizes, synchronously (libzstd's streaming decoder; one READ_BYTES input
- * chunk held). Throws ZSTD_CORRUPT when the stream is corrupt, ends early, or (`end`) holds more
- * than was read.
- */
-export class OneFrameReader {
+/** The zstd stream decoder both one-frame readers share: its input is the file up to `limit`. */
+abstract class FrameDecoder {
   private readonly dctx = new (zstdNapi().DCtx)();
-  private readonly input = Buffer.allocUnsafe(READ_BYTES);
-  private inAt = 0;
-  private inEnd = 0;
-  private filePos = 0;
+  protected readonly input = Buffer.allocUnsafe(READ_BYTES);
+  protected inAt = 0;
+  protected inEnd = 0;
+  /** Next file position to read. */
+  protected filePos = 0;
+  /** The file holds the frame's bytes up to here (from `filePos` on). */
+  protected limit = 0;
   /** The decoder reported the end of a frame and had nothing buffered since. */
-  private atFrameEnd = false;
+  protected atFrameEnd = false;
   /** Decompressed bytes produced so far. */
   produced = 0;
 
-  constructor(private readonly fd: number, private readonly fileSize: number, private readonly path?: string) {}
+  constructor(protected readonly fd: number, protected readonly path?: string) {}
 
-  private refill(): boolean {
-    if (this.filePos >= this.fileSize) return false;
-    const n = readSync(this.fd, this.input, 0, Math.min(READ_BYTES, this.fileSize - this.filePos), this.filePos);
-    if (n === 0) throw corrupt(this.path, `file ends at ${this.filePos}, expected ${this.fileSize} bytes`, this.filePos);
+  protected refill(): boolean {
+    if (this.filePos >= this.limit) return false;
+    const n = readSync(this.fd, this.input, 0, Math.min(READ_BYTES, this.limit - this.filePos), this.filePos);
+    if (n === 0) throw corrupt(this.path, `file ends at ${this.filePos}, expected ${this.limit} bytes`, this.filePos);
     this.filePos += n;
     this.inAt = 0;
     this.inEnd = n;
@@ -200,7 +198,7 @@ export class OneFrameReader {
   }
 
   /** One decoder call; returns [bytes produced, bytes consumed]. */
-  private step(dst: Uint8Array): [number, number] {
+  protected step(dst: Uint8Array): [number, number] {
     let r: [number, number, number];
     try {
       r = this.dctx.decompressStream(dst, this.input.subarray(this.inAt, this.inEnd));
@@ -211,6 +209,19 @@ export class OneFrameReader {
     if (r[1] > 0 || r[2] > 0) this.atFrameEnd = r[0] === 0;
     this.produced += r[1];
     return [r[1], r[2]];
+  }
+}
+
+/**
+ * Decodes the zstd stream of a file descriptor (`fd`, `fileSize` bytes from offset 0) into
+ * buffers the caller sizes, synchronously (libzstd's streaming decoder; one READ_BYTES input
+ * chunk held). Throws ZSTD_CORRUPT when the stream is corrupt, ends early, or (`end`) holds more
+ * than was read.
+ */
+export class OneFrameReader extends FrameDecoder {
+  constructor(fd: number, fileSize: number, path?: string) {
+    super(fd, path);
+    this.limit = fileSize;
   }
 
   /** Fill all of `dst` with the next decompressed bytes (ZSTD_CORRUPT when the stream ends first). */
@@ -262,25 +273,12 @@ export class OneFrameReader {
  * end, `checkEnd` reads the final header back and checks it is that header with the content size
  * that was decoded, and that the frame ended exactly at the end of the file.
  */
-export class OneFrameFollower {
-  private readonly dctx = new (zstdNapi().DCtx)();
-  private readonly input = Buffer.allocUnsafe(READ_BYTES);
-  private inAt = 0;
-  private inEnd = 0;
-  /** Next file position to read. */
-  private filePos = 0;
-  /** The file holds the frame's bytes up to here (from `filePos` on). */
-  private upTo = 0;
+export class OneFrameFollower extends FrameDecoder {
   private header: Buffer | null = null;
-  private atFrameEnd = false;
-  /** Decompressed bytes produced so far. */
-  produced = 0;
-
-  constructor(private readonly fd: number, private readonly path?: string) {}
 
   /** The frame's bytes [position, position + length) are on disk (called in file order). */
   written(position: number, length: number, pendingHeader: Buffer | null): void {
-    if (this.upTo === 0 && this.filePos === 0) {
+    if (this.limit === 0 && this.filePos === 0) {
       // The first write: the frame starts at 0, or after the header that is rewritten at the end.
       if (pendingHeader !== null) {
         this.header = Buffer.from(pendingHeader);
@@ -288,20 +286,10 @@ export class OneFrameFollower {
         this.inEnd = this.header.length;
       }
       this.filePos = position;
-    } else if (position !== this.upTo) {
-      throw corrupt(this.path, `a write at ${position} does not follow the one that ended at ${this.upTo}`, position);
+    } else if (position !== this.limit) {
+      throw corrupt(this.path, `a write at ${position} does not follow the one that ended at ${this.limit}`, position);
     }
-    this.upTo = position + length;
-  }
-
-  private refill(): boolean {
-    if (this.filePos >= this.upTo) return false;
-    const n = readSync(this.fd, this.input, 0, Math.min(READ_BYTES, this.upTo - this.filePos), this.filePos);
-    if (n === 0) throw corrupt(this.path, `file ends at ${this.filePos}, expected ${this.upTo} bytes`, this.filePos);
-    this.filePos += n;
-    this.inAt = 0;
-    this.inEnd = n;
-    return true;
+    this.limit = position + length;
   }
 
   /**
@@ -311,17 +299,9 @@ export class OneFrameFollower {
   decodeInto(dst: Uint8Array, fill: number): number {
     while (fill < dst.length) {
       if (this.inAt === this.inEnd && !this.refill()) return fill;
-      let r: [number, number, number];
-      try {
-        r = this.dctx.decompressStream(dst.subarray(fill), this.input.subarray(this.inAt, this.inEnd));
-      } catch (e) {
-        throw corrupt(this.path, `zstd decoding failed: ${(e as Error).message}`, this.filePos);
-      }
-      this.inAt += r[2];
-      fill += r[1];
-      this.produced += r[1];
-      if (r[1] > 0 || r[2] > 0) this.atFrameEnd = r[0] === 0;
-      else if (this.inAt < this.inEnd) throw corrupt(this.path, "the zstd decoder stopped making progress", this.filePos);
+      const [n, used] = this.step(dst.subarray(fill));
+      fill += n;
+      if (n === 0 && used === 0 && this.inAt < this.inEnd) throw corrupt(this.path, "the zstd decoder stopped making progress", this.filePos);
     }
     return fill;
   }
@@ -332,7 +312,7 @@ export class OneFrameFollower {
    * the bytes decoded (or, when the header went out with the first write, it was decoded as is).
    */
   checkEnd(fileBytes: number): void {
-    if (this.upTo !== fileBytes) throw corrupt(this.path, `the file holds ${fileBytes} bytes, ${this.upTo} were written`, fileBytes);
+    if (this.limit !== fileBytes) throw corrupt(this.path, `the file holds ${fileBytes} bytes, ${this.limit} were written`, fileBytes);
     const probe = Buffer.allocUnsafe(1);
     if (this.decodeInto(probe, 0) > 0) throw corrupt(this.path, `the zstd stream holds more than the ${this.produced - 1} bytes indexed`);
     if (this.inAt < this.inEnd || this.filePos !== fileBytes) throw corrupt(this.path, "the zstd frame ends before the file", this.filePos);
