@@ -517,6 +517,19 @@ function valueEnd(b: Uint8Array, at: number): number {
   return at < n ? at : -1;
 }
 
+/**
+ * The position just past the `n`-th value (`\n`-terminated) from `at`, or -1 when there are fewer
+ * (`indexOf` is memchr: cold code skips kilobytes of values faster than a byte loop).
+ */
+function skipValues(b: Buffer, at: number, n: number): number {
+  for (; n > 0; n--) {
+    const e = b.indexOf(0x0a, at);
+    if (e < 0) return -1;
+    at = e + 1;
+  }
+  return at;
+}
+
 /** The signed decimal starting at `at` and ending at its `\n` (scanEnd: just past the `\n`); NaN when it is not one. */
 function readInt(b: Uint8Array, at: number): number {
   const n = b.length;
@@ -603,19 +616,30 @@ function writeIso(out: Buffer, o: number, ms: number): number {
   return 26;
 }
 
-/** A block's shape table; a shape's segments and hole kinds are built on first use (a one-line read uses a few). */
+/** Every character of a template that is not a hole (holes are the control characters 1–5). */
+const NOT_HOLE = /[^\x01-\x05]+/g;
+/** The holes of a template, as split points. */
+const HOLE_SPLIT = /[\x01-\x05]/;
+
+/**
+ * A block's shape table; a shape's hole kinds and columns are read on first use (a one-line read
+ * uses a few), its literal segments only when a line of it is rebuilt (lines before the one asked
+ * for only advance cursors).
+ */
 class Meta {
-  readonly segs: Uint8Array[][];
   readonly kinds: Uint8Array[];
   readonly shapeCols: number[][];
+  private readonly tpls: string[];
+  private readonly segs: Uint8Array[][];
 
   constructor(readonly nShapes: number, private readonly load: (k: number) => unknown, readonly nCols: number, private readonly bad: (why: string) => Error) {
-    this.segs = new Array(nShapes);
     this.kinds = new Array(nShapes);
     this.shapeCols = new Array(nShapes);
+    this.tpls = new Array(nShapes);
+    this.segs = new Array(nShapes);
   }
 
-  /** Build shape k (0-based) if needed; false when k is not a shape. */
+  /** Read shape k (0-based) if needed; false when k is not a shape. */
   use(k: number): boolean {
     if (!(k >= 0 && k < this.nShapes)) return false;
     if (this.kinds[k] !== undefined) return true;
@@ -623,26 +647,31 @@ class Meta {
     if (!Array.isArray(sh) || typeof sh[0] !== "string" || !Array.isArray(sh[1])) throw this.bad(`shape ${k + 1}`);
     const tpl = sh[0];
     const cols = sh[1] as number[];
-    const segs: Uint8Array[] = [];
-    const kinds: number[] = [];
-    let from = 0;
-    for (let i = 0; i < tpl.length; i++) {
-      const c = tpl.charCodeAt(i);
-      if (c >= 1 && c <= 5) {
-        segs.push(Buffer.from(tpl.slice(from, i), "utf8"));
-        kinds.push(c);
-        from = i + 1;
-      }
-    }
-    segs.push(Buffer.from(tpl.slice(from), "utf8"));
+    // The holes in order, found by the regex engine (a template is kilobytes, a shape has tens of holes).
+    const holes = tpl.replace(NOT_HOLE, "");
+    const kinds = new Uint8Array(holes.length);
     let strNum = 0;
-    for (const c of kinds) if (c <= 2) strNum++;
+    for (let i = 0; i < holes.length; i++) {
+      const c = holes.charCodeAt(i);
+      kinds[i] = c;
+      if (c <= 2) strNum++;
+    }
     if (cols.length !== strNum) throw this.bad(`shape ${k + 1} lists ${cols.length} columns for its ${strNum} holes`);
     for (const c of cols) if (!(Number.isInteger(c) && c >= 0 && c < this.nCols)) throw this.bad(`shape ${k + 1} names column ${c}`);
-    this.segs[k] = segs;
-    this.kinds[k] = Uint8Array.from(kinds);
+    this.tpls[k] = tpl;
+    this.kinds[k] = kinds;
     this.shapeCols[k] = cols;
     return true;
+  }
+
+  /** Shape k's literal segments as UTF-8 (one more than its holes); `use(k)` first. */
+  segsOf(k: number): Uint8Array[] {
+    let segs = this.segs[k];
+    if (segs === undefined) {
+      segs = this.tpls[k].split(HOLE_SPLIT).map((t) => Buffer.from(t, "utf8"));
+      this.segs[k] = segs;
+    }
+    return segs;
   }
 }
 
@@ -826,8 +855,12 @@ export function decodeBlockRange(record: Buffer, b: BlockShape, pieceBytes: Piec
   let need: Uint8Array | null = null;
   if (whole) st = head;
   else {
+    // Only the streams of the lines asked for: a line before them moves the cursors of the
+    // streams those lines read (and T, and the last piece id), no other (their positions at the
+    // snapshot are known). Lines of a block use many columns; one line a few of them.
     need = new Uint8Array(nStreams);
-    for (let i = startLine; i <= last; i++) {
+    for (let i = startLine; i < first; i++) if (shapeOf[i] > 0) meta.use(shapeOf[i] - 1);
+    for (let i = first; i <= last; i++) {
       const sh = shapeOf[i];
       if (sh === 0) {
         need[STREAM.VERBATIM] = 1;
@@ -838,10 +871,10 @@ export function decodeBlockRange(record: Buffer, b: BlockShape, pieceBytes: Piec
       for (let h = 0; h < kind.length; h++) {
         const c = kind[h];
         if (c === 3) need[STREAM.ID_MS] = need[STREAM.ID_RAND] = 1;
-        else if (c === 4) need[STREAM.TS] = 1;
+        // A timestamp is an offset from T, which the ids before it move.
+        else if (c === 4) need[STREAM.TS] = need[STREAM.ID_MS] = 1;
         else if (c === 5) need[STREAM.TEXT] = need[STREAM.TEXTN] = 1;
       }
-      // TS values are offsets from T, which only ID holes move: an ID-less range from a snapshot still needs none.
       for (const c of meta.shapeCols[sh - 1]) need[firstCol + c] = 1;
     }
     const want = need;
@@ -892,62 +925,72 @@ export function decodeBlockRange(record: Buffer, b: BlockShape, pieceBytes: Piec
     }
   }
 
-  // Lines startLine..first − 1 only advance the cursors (no bytes built, no pack frame read).
-  const noStream = (what: string) => bad(`line needs the ${what} stream`);
-  for (let i = startLine; i < first; i++) {
-    const shape = shapeOf[i];
-    if (shape === 0) {
-      if (verbatim === null) throw noStream("verbatim");
-      const e = verbatim.indexOf(0x0a, vAt);
-      if (e < 0) throw bad(`verbatim line ${i} does not match its length`);
-      vAt = e + 1;
-      continue;
+  // Lines startLine..first − 1 only advance the cursors of the streams decoded (no bytes built,
+  // no pack frame read; a stream not decoded is one the lines asked for do not read). Values of
+  // one stream follow each other whatever lines hold them, so each stream skips the number of
+  // values those lines put in it, in one loop (T and the last piece id are sums).
+  if (first > startLine) {
+    const perShape = new Int32Array(meta.nShapes + 1);
+    for (let i = startLine; i < first; i++) perShape[shapeOf[i]]++;
+    const skip = new Int32Array(meta.nCols);
+    let ids = 0;
+    let stamps = 0;
+    let texts = 0;
+    for (let k = 1; k <= meta.nShapes; k++) {
+      const m = perShape[k];
+      if (m === 0) continue;
+      const kind = meta.kinds[k - 1];
+      for (let h = 0; h < kind.length; h++) {
+        const hole = kind[h];
+        if (hole === 3) ids += m;
+        else if (hole === 4) stamps += m;
+        else if (hole === 5) texts += m;
+      }
+      for (const c of meta.shapeCols[k - 1]) skip[c] += m;
     }
-    const kind = meta.kinds[shape - 1];
-    const lc = meta.shapeCols[shape - 1];
-    let ci = 0;
-    for (let h = 0; h < kind.length; h++) {
-      const hole = kind[h];
-      if (hole <= 2) {
-        const c = lc[ci++];
-        const cb = colBuf[c];
-        if (cb === null || cb === undefined) throw noStream(`column ${c}`);
-        const e = valueEnd(cb, colAt[c]);
-        if (e < 0) throw bad(`line ${i} runs out of column ${c}`);
-        colAt[c] = e + 1;
-      } else if (hole === 3) {
-        if (idMs === null || idRand === null) throw noStream("id");
+    const skipped = (what: string, buf: Buffer, at: number, n: number): number => {
+      const e = skipValues(buf, at, n);
+      if (e < 0) throw bad(`the lines before line ${first} run out of ${what}`);
+      return e;
+    };
+    if (verbatim !== null) vAt = skipped("verbatim lines", verbatim, vAt, perShape[0]);
+    for (let c = 0; c < meta.nCols; c++) {
+      const cb = colBuf[c];
+      if (skip[c] > 0 && cb !== null && cb !== undefined) colAt[c] = skipped(`column ${c}`, cb, colAt[c], skip[c]);
+    }
+    if (idMs !== null) {
+      for (let j = 0; j < ids; j++) {
         const d = readInt(idMs, iAt);
+        if (!Number.isSafeInteger(d)) throw bad(`the lines before line ${first} run out of ids`);
         iAt = scanEnd;
-        const r = valueEnd(idRand, rndAt);
-        if (r < 0 || !Number.isSafeInteger(d)) throw bad(`line ${i} runs out of ids`);
         T += d;
-        rndAt = r + 1;
-      } else if (hole === 4) {
-        if (ts === null) throw noStream("timestamp");
-        const e = valueEnd(ts, tsAt);
-        if (e < 0) throw bad(`line ${i} runs out of timestamps`);
-        tsAt = e + 1;
-      } else {
-        if (text === null || textn === null) throw noStream("text");
+      }
+      if (idRand !== null) rndAt = skipped("ids", idRand, rndAt, ids);
+    }
+    if (ts !== null) tsAt = skipped("timestamps", ts, tsAt, stamps);
+    if (text !== null && textn !== null) {
+      let pieces = 0;
+      for (let j = 0; j < texts; j++) {
         const np = readInt(textn, tnAt);
         tnAt = scanEnd;
-        if (!(np >= 1)) throw bad(`line ${i} has a bad text value`);
-        for (let j = 0; j < np; j++) {
-          const te = valueEnd(text, tAt);
-          if (te < 0) throw bad(`line ${i} runs out of text pieces`);
-          if (text[tAt] !== 0x27) {
-            const d = readInt(text, tAt);
-            if (!Number.isSafeInteger(d)) throw bad(`line ${i} names a bad piece`);
-            prevRef += 1 + d;
-          }
-          tAt = te + 1;
+        if (!(np >= 1)) throw bad(`the lines before line ${first} have a bad text value`);
+        pieces += np;
+      }
+      for (let j = 0; j < pieces; j++) {
+        const te = text.indexOf(0x0a, tAt);
+        if (te < 0) throw bad(`the lines before line ${first} run out of text pieces`);
+        if (text[tAt] !== 0x27) {
+          const d = readInt(text, tAt);
+          if (!Number.isSafeInteger(d)) throw bad(`the lines before line ${first} name a bad piece`);
+          prevRef += 1 + d;
         }
+        tAt = te + 1;
       }
     }
   }
 
   // The output: lines first..last.
+  const noStream = (what: string) => bad(`line needs the ${what} stream`);
   let size = 0;
   for (let i = first; i <= last; i++) size += lenOf[i] + 1;
   if (last === b.lines - 1 && b.lastUnterminated) size--;
@@ -981,7 +1024,7 @@ export function decodeBlockRange(record: Buffer, b: BlockShape, pieceBytes: Piec
       } else {
         const k = shape - 1;
         if (meta.kinds[k] === undefined) meta.use(k);
-        const seg = meta.segs[k];
+        const seg = meta.segsOf(k);
         const kind = meta.kinds[k];
         const lc = meta.shapeCols[k];
         const end = start + len;
