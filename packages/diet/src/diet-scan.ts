@@ -25,6 +25,17 @@ export interface DietScanSink {
   original?(chunk: Buffer): Promise<void> | void;
   /** A finished pointer frame (bytes owned by the callee). */
   frame?(pointer: Buffer, entry: FrameIndexEntry): Promise<void> | void;
+  /**
+   * Instead of `frame`: the finished frame as its pieces, in order (views of the read chunks and
+   * of rewritten lines, valid until the returned promise settles: a streaming compressor copies
+   * them, so the frame is never concatenated). `entry.pointerBytes` is their total length.
+   */
+  framePieces?(pieces: Buffer[], entry: FrameIndexEntry): Promise<void> | void;
+  /**
+   * A read buffer of DIET_READ_CHUNK_BYTES to reuse (one `original` gave out earlier and nothing
+   * references any more), or undefined: a new one is allocated.
+   */
+  reuseChunk?(): Buffer | undefined;
 }
 
 /** What one pass learned. */
@@ -86,15 +97,18 @@ export async function scanForDiet(
   };
   const flushFrame = async (): Promise<void> => {
     if (cur.lines === 0) return;
-    const data = Buffer.concat(pieces, piecesBytes);
     const entry = cur;
+    const parts = pieces;
+    const bytes = piecesBytes;
     pieces = [];
     piecesBytes = 0;
-    r.pointerBytes += data.length;
-    entry.pointerBytes = data.length;
+    r.pointerBytes += bytes;
+    entry.pointerBytes = bytes;
     frames.push(entry);
     cur = { firstLine: entry.firstLine + entry.lines, lines: 0, originalOffset: entry.originalOffset + entry.originalBytes, originalBytes: 0, rewritten: [] };
-    await sink.frame?.(data, entry);
+    // A streaming compressor takes the pieces as they are: no copy of the frame (~0.08 CPU-s per 100 MB).
+    if (sink.framePieces) await sink.framePieces(parts, entry);
+    else if (sink.frame) await sink.frame(Buffer.concat(parts, bytes), entry);
   };
   /**
    * `withNl` is the line plus its `\n` when terminated (a view into the chunk when possible);
@@ -133,7 +147,11 @@ export async function scanForDiet(
   let carry: Buffer[] = [];
   let carryBytes = 0;
   for (;;) {
-    const chunk = Buffer.allocUnsafe(DIET_READ_CHUNK_BYTES);
+    // A recycled chunk saves the page faults and the GC of a fresh 4 MiB buffer per read.
+    const reused = sink.reuseChunk?.();
+    const chunk = reused !== undefined && reused.byteOffset === 0 && reused.buffer.byteLength === DIET_READ_CHUNK_BYTES
+      ? Buffer.from(reused.buffer, 0, DIET_READ_CHUNK_BYTES)
+      : Buffer.allocUnsafe(DIET_READ_CHUNK_BYTES);
     const { bytesRead } = await fh.read(chunk, 0, chunk.length, position);
     if (bytesRead === 0) break;
     position += bytesRead;

@@ -13,7 +13,7 @@ import * as fsp from "node:fs/promises";
 import { JournalError, resolveExec, type ExecLayout, type ExecRef } from "@hankweave-journal/core";
 import { availableParallelism } from "node:os";
 import {
-  JOURNAL_ZSTD_LEVEL, OneFrameWriter, SeekableWriter, ZstdPool, putBlob, sweepCasTemps, syncBlobs,
+  JOURNAL_ZSTD_LEVEL, OneFrameWriter, SeekableWriter, ZstdPool, compressOneShot, putBlob, sweepCasTemps, syncBlobs,
 } from "@hankweave-journal/cas";
 import {
   assertRegularFile, assertTempUsable, claimLockForOfflineTool, createTemp, errnoOf, fsyncDir, ioError, journalPresence,
@@ -54,6 +54,12 @@ export interface DietOptions {
   /** zstd level of the CAS blobs (default CAS_ZSTD_LEVEL; the reference runtime reads any level). */
   casLevel?: number;
 }
+
+/**
+ * Unique body bytes compressed in the calling thread before the blob pool's worker threads start
+ * (starting the two costs ~0.1 CPU-s; level 9 compresses 512 KiB here in ~10–20 ms).
+ */
+export const POOL_MIN_BODY_BYTES = 512 * 1024;
 
 /** libzstd threads compressing the one-frame pointer journal (one per core, at most 2). */
 export const JOURNAL_ZSTD_WORKERS = Math.max(1, Math.min(2, availableParallelism()));
@@ -229,8 +235,14 @@ export async function applyDiet(exec: ExecRef, opts: DietOptions = {}): Promise<
     // Small journals compress their few blobs in this thread (the same frames, tested): starting
     // the pool's worker threads costs more than it saves below JOURNAL_ZSTD_MT_MIN_BYTES.
     const pool = before.size >= JOURNAL_ZSTD_MT_MIN_BYTES ? new ZstdPool() : undefined;
+    // The pool's threads start only once the bodies are worth them: the first
+    // POOL_MIN_BODY_BYTES of unique bodies compress here (a real-shaped v2 journal has a handful).
+    let handedBytes = 0;
     // The body is not used after it is handed over (the verification reads the blob back): moved, not copied.
-    const compress = pool === undefined ? undefined : (data: Buffer, level: number): Promise<Buffer> => pool.compress(data, level, { transfer: true });
+    const compress = pool === undefined ? undefined : (data: Buffer, level: number): Promise<Buffer> => {
+      handedBytes += data.length;
+      return handedBytes <= POOL_MIN_BODY_BYTES ? compressOneShot(data, level) : pool.compress(data, level, { transfer: true });
+    };
     const seekable = kind === "seekable";
     let scan: DietScanResult;
     let zstBytes: number;
@@ -270,12 +282,23 @@ export async function applyDiet(exec: ExecRef, opts: DietOptions = {}): Promise<
           if (blobError) throw blobError;
         },
         original: (chunk) => stepVerifier?.original(chunk),
-        frame: async (data) => {
-          stepVerifier?.check();
-          if (writer instanceof SeekableWriter) await writer.addFrame(data);
-          else await writer.write(data);
-          await hook("frame", ++frames);
-        },
+        reuseChunk: () => stepVerifier?.reuseChunk(),
+        ...(writer instanceof SeekableWriter
+          ? {
+              frame: async (data: Buffer) => {
+                stepVerifier?.check();
+                await writer.addFrame(data);
+                await hook("frame", ++frames);
+              },
+            }
+          : {
+              // The streaming compressor copies each piece: the frame is never concatenated.
+              framePieces: async (pieces: Buffer[]) => {
+                stepVerifier?.check();
+                for (const piece of pieces) await writer.write(piece);
+                await hook("frame", ++frames);
+              },
+            }),
       });
       await Promise.all(inFlight);
       if (blobError) throw blobError;

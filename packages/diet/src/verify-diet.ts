@@ -81,6 +81,9 @@ export async function verifyDiet(
  * failure is the stable code of the check (ZSTD_CORRUPT, CAS_CORRUPT, MANIFEST_MISMATCH, …),
  * wrapped by the diet.
  */
+/** Compared original chunks kept for reuse (each 4 MiB). */
+const SPARE_CHUNKS = 4;
+
 export class StepVerifier {
   private readonly follower: OneFrameFollower;
   private readonly src: DietedSource;
@@ -88,6 +91,8 @@ export class StepVerifier {
   /** Original chunks not yet compared (the first from `origAt` on). */
   private readonly orig: Buffer[] = [];
   private origAt = 0;
+  /** Original chunks compared and no longer referenced, for the scan to read into again. */
+  private readonly spare: Buffer[] = [];
   /** Index of the next block to decode. */
   private next = 0;
   private out: Buffer = Buffer.allocUnsafe(0);
@@ -137,6 +142,14 @@ export class StepVerifier {
     this.orig.push(chunk);
   }
 
+  /**
+   * A chunk `original` gave that every rebuilt byte has been compared with (the scan is past it,
+   * the compressor has copied it): the scan may read into it again. Undefined when none.
+   */
+  reuseChunk(): Buffer | undefined {
+    return this.spare.pop();
+  }
+
   /** Compare rebuilt bytes with the original at the current offset (MANIFEST_MISMATCH at the first difference). */
   private compare(part: Buffer): void {
     let at = 0;
@@ -152,6 +165,7 @@ export class StepVerifier {
       if (this.origAt === head.length) {
         this.orig.shift();
         this.origAt = 0;
+        if (this.spare.length < SPARE_CHUNKS) this.spare.push(head);
       }
     }
     this.bytes += part.length;
