@@ -16,7 +16,7 @@
  *   steps (a diet never deletes events.jsonl after a failed fsync of the directory).
  * - A failed write removes its temp; stale temps are swept on open (`sweepTemps`).
  */
-import { constants as FS, type Stats } from "node:fs";
+import { closeSync, constants as FS, lstatSync, openSync, renameSync, rmSync, unlinkSync, writeSync, type Stats } from "node:fs";
 import * as fsp from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import path from "node:path";
@@ -280,6 +280,46 @@ export async function writeFileDurable(final: string, data: Uint8Array | string,
     throw ioError(e, final);
   }
   await publishTemp(opts.tmp, final, opts.durability === undefined ? {} : { durability: opts.durability });
+}
+
+/**
+ * `writeFileDurable` with `durability: "none"`, in the calling thread: create the temp exclusively
+ * without following links (a stale temp or a planted link is unlinked first, a directory there is
+ * NOT_A_REGULAR_FILE), write, close, rename over `final` (a directory there is NOT_A_REGULAR_FILE).
+ * No fsync: the caller MUST make the file and its directory durable before anything references it
+ * (the diet's CAS blobs: `syncBlobs`). For small files on a cached file system, where each async
+ * call is a threadpool round trip (a context switch on a busy machine) that costs more than the
+ * call itself. Same guarantees otherwise: no temp left after a failure, every OS error coded.
+ * @example writeFileNoSyncSync(l.casBlob(sha), frame, { tmp: l.casBlobTmp(sha, "x1") });
+ */
+export function writeFileNoSyncSync(final: string, data: Uint8Array, opts: { tmp: string; mode?: number }): void {
+  const tmp = opts.tmp;
+  let created = false;
+  try {
+    const st = lstatSync(tmp, { throwIfNoEntry: false });
+    if (st?.isDirectory()) throw notRegular(tmp, st);
+    if (st) unlinkSync(tmp);
+    const fd = openSync(tmp, FS.O_CREAT | FS.O_EXCL | FS.O_WRONLY | FS.O_NOFOLLOW, opts.mode ?? 0o644);
+    created = true;
+    try {
+      for (let at = 0; at < data.length; ) at += writeSync(fd, data, at, data.length - at);
+    } finally {
+      closeSync(fd);
+    }
+    const fst = lstatSync(final, { throwIfNoEntry: false });
+    if (fst?.isDirectory()) throw notRegular(final, fst);
+    renameSync(tmp, final);
+  } catch (e) {
+    if (created) {
+      try {
+        rmSync(tmp, { force: true });
+      } catch {
+        // cleanup after a failure must not mask the failure
+      }
+    }
+    if (e instanceof JournalError) throw e;
+    throw ioError(e, final);
+  }
 }
 
 /**

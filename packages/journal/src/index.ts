@@ -26,7 +26,7 @@ export type { LockInfo, LockInspection, LockHandle, AcquireOptions } from "./loc
 export { journalPresence, journalPresenceSync, openRegularForRead, openRegularSync, requireRegularFile } from "./fs-checks.js";
 export {
   DEFAULT_DURABILITY, resolveDurability, syncsUnder, ioError, workerError, errnoOf, lstatOrUndefined, notRegular, assertRegularFile, openNoFollow,
-  createTemp, assertTempUsable, fsyncDir, fsyncFile, removeQuietly, publishTemp, writeFileDurable, copyFileNoFollow, sweepTemps,
+  createTemp, assertTempUsable, fsyncDir, fsyncFile, removeQuietly, publishTemp, writeFileDurable, writeFileNoSyncSync, copyFileNoFollow, sweepTemps,
 } from "./durable-file.js";
 export type { Durability, DurableWriteOptions } from "./durable-file.js";
 export type { JournalPresence } from "./fs-checks.js";

@@ -10,7 +10,7 @@ import { layoutOf } from "@hankweave-journal/core";
 import { applyRepair, planRepair } from "./repair.js";
 import { openJournalWriter } from "./writer.js";
 import { writeSidecar } from "./sidecar.js";
-import { copyFileNoFollow, errnoOf, ioError, writeFileDurable } from "./durable-file.js";
+import { copyFileNoFollow, errnoOf, ioError, writeFileDurable, writeFileNoSyncSync } from "./durable-file.js";
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -123,6 +123,35 @@ describe("writes inside .hankweave/ never follow a symbolic link", () => {
     const l = layoutOf(exec);
     mkdirSync(l.sidecar);
     await expect(writeFileDurable(l.sidecar, "new", { tmp: l.sidecarTmp })).rejects.toMatchObject({ code: "NOT_A_REGULAR_FILE" });
+    expect(existsSync(l.sidecarTmp)).toBe(false);
+  });
+});
+
+describe("writeFileNoSyncSync (the diet's CAS blobs, synced later in one batch) keeps writeFileDurable's rules", () => {
+  it("unlinks a link planted at the temp, replaces a link at the final path, never writes through either", () => {
+    const { exec, victim } = setup();
+    const l = layoutOf(exec);
+    symlinkSync(victim, l.sidecarTmp);
+    symlinkSync(victim, l.sidecar);
+    writeFileNoSyncSync(l.sidecar, Buffer.from("new"), { tmp: l.sidecarTmp });
+    expect(readFileSync(victim).equals(OUTSIDE_BYTES)).toBe(true);
+    expect(lstatSync(l.sidecar).isFile()).toBe(true);
+    expect(readFileSync(l.sidecar, "utf8")).toBe("new");
+    expect(existsSync(l.sidecarTmp)).toBe(false);
+  });
+
+  it("a directory at the temp stays (NOT_A_REGULAR_FILE); a directory at the final path leaves no temp", () => {
+    const { exec } = setup();
+    const l = layoutOf(exec);
+    writeFileSync(l.sidecar, "old");
+    mkdirSync(l.sidecarTmp);
+    expect(() => writeFileNoSyncSync(l.sidecar, Buffer.from("new"), { tmp: l.sidecarTmp })).toThrow(expect.objectContaining({ code: "NOT_A_REGULAR_FILE" }));
+    expect(readFileSync(l.sidecar, "utf8")).toBe("old");
+    expect(lstatSync(l.sidecarTmp).isDirectory()).toBe(true);
+    rmSync(l.sidecarTmp, { recursive: true });
+    rmSync(l.sidecar);
+    mkdirSync(l.sidecar);
+    expect(() => writeFileNoSyncSync(l.sidecar, Buffer.from("new"), { tmp: l.sidecarTmp })).toThrow(expect.objectContaining({ code: "NOT_A_REGULAR_FILE" }));
     expect(existsSync(l.sidecarTmp)).toBe(false);
   });
 });
