@@ -225,17 +225,21 @@ function joined(values: string[]): Buffer {
   return values.length === 0 ? Buffer.alloc(0) : Buffer.from(`${values.join("\n")}\n`, "utf8");
 }
 
+/** Lines of a block: its `\n`s, plus one for an unterminated final fragment. */
+function countLines(input: Buffer, endsWithNewline: boolean): number {
+  let n = 0;
+  for (let at = input.indexOf(0x0a); at >= 0; at = input.indexOf(0x0a, at + 1)) n++;
+  return endsWithNewline || input.length === 0 ? n : n + 1;
+}
+
 /**
  * The column pass over `input` (whole lines; only the journal's last block may end without `\n`,
  * and that fragment stays verbatim): every stream but the text streams, compressed at `level`.
  */
 export function encodeColumns(input: Buffer, level: number): ColumnBlock {
   const e = new Encoder();
-  const text = input.toString("utf8");
-  const strs = text.split("\n");
   const endsWithNewline = input.length > 0 && input[input.length - 1] === 0x0a;
-  // split gives one extra "" after a final \n; an unterminated fragment is the last element.
-  const lines = endsWithNewline || input.length === 0 ? strs.length - 1 : strs.length;
+  const lines = countLines(input, endsWithNewline);
   const rows: string[] = new Array(lines);
   const lens: string[] = new Array(lines);
   let pos = 0;
@@ -267,7 +271,10 @@ export function encodeColumns(input: Buffer, level: number): ColumnBlock {
     const nl = input.indexOf(0x0a, pos);
     const end = nl < 0 ? input.length : nl;
     const terminated = nl >= 0;
-    const s = strs[i];
+    // Decoded line by line, not as one block string: one non-ASCII character would make the
+    // whole block's string (and every value sliced from it) two-byte, twice the bytes to parse,
+    // hash and copy to the main thread (measured: docs/extended-diet.md, "Diet speed").
+    const s = input.toString("utf8", pos, end);
     lens[i] = String(end - pos);
     let shape = 0;
     if (s.length > 0) {
@@ -340,7 +347,7 @@ export interface PieceStore {
  * TEXT gets one token per piece (`'` + the piece, or the id as a signed delta from the previous
  * reference + 1), TEXTN the number of pieces per value.
  */
-export function textStreams(texts: string[], store: PieceStore, snapTexts: number[] = []): {
+export function textStreams(texts: string[], store: PieceStore, snapTexts: number[] = [], split?: string[][]): {
   text: Buffer; textn: Buffer; refs: number; snapText: number[]; snapTextN: number[]; snapPrev: number[];
 } {
   const tokens: string[] = [];
@@ -361,7 +368,7 @@ export function textStreams(texts: string[], store: PieceStore, snapTexts: numbe
       sj++;
     }
     if (i === texts.length) break;
-    const pieces = texts[i].split("\\n");
+    const pieces = split?.[i] ?? texts[i].split("\\n");
     counts[i] = String(pieces.length);
     textnBytes += counts[i].length + 1;
     for (const p of pieces) {
@@ -379,6 +386,61 @@ export function textStreams(texts: string[], store: PieceStore, snapTexts: numbe
     }
   }
   return { text: joined(tokens), textn: joined(counts), refs, snapText, snapTextN, snapPrev };
+}
+
+/**
+ * The long pieces of a block's text values (PIECE_MIN_CHARS or more, the ones `textStreams` asks
+ * the pack about), in order, as the writing thread's dedupe needs them: their UTF-8 bytes, each
+ * followed by `\n` (a piece never holds a raw newline: it is escaped JSON string content), and a
+ * 30-bit hash of each (FNV-1a over the bytes from `seed`; a hash only picks the candidates, the
+ * bytes decide). Piece k is `bytes[k === 0 ? 0 : ends[k - 1] + 1, ends[k])`.
+ */
+export interface LongPieces {
+  bytes: Buffer;
+  ends: Uint32Array;
+  hashes: Int32Array;
+}
+
+export function longPieces(texts: string[], seed: number): LongPieces & { split: string[][] } {
+  const split: string[][] = new Array(texts.length);
+  const long: string[] = [];
+  let chars = 0;
+  for (let i = 0; i < texts.length; i++) {
+    const pieces = texts[i].split("\\n");
+    split[i] = pieces;
+    for (const p of pieces) {
+      if (p.length >= PIECE_MIN_CHARS) {
+        long.push(p);
+        chars += p.length;
+      }
+    }
+  }
+  const n = long.length;
+  const ends = new Uint32Array(n);
+  const hashes = new Int32Array(n);
+  // At most 3 UTF-8 bytes per UTF-16 unit (untouched pages cost nothing); not from Buffer's
+  // shared pool: the bytes are transferred to the writing thread. One write per piece: joining
+  // them into one string first measured 3× slower (two-byte strings).
+  const bytes = n === 0 ? Buffer.alloc(0) : Buffer.allocUnsafeSlow(3 * chars + n);
+  let at = 0;
+  for (let k = 0; k < n; k++) {
+    const end = at + bytes.write(long[k], at, "utf8");
+    let h = (seed ^ (end - at)) | 0;
+    for (let i = at; i < end; i++) h = Math.imul(h ^ bytes[i], 0x01000193);
+    hashes[k] = (h ^ (h >>> 15)) & 0x3fffffff;
+    ends[k] = end;
+    bytes[end] = 0x0a;
+    at = end + 1;
+  }
+  return { bytes: bytes.subarray(0, at), ends, hashes, split };
+}
+
+/** `textStreams` and `sealBlock` with the pack's ids of the block's long pieces known (in order). */
+export function sealWithIds(c: ColumnBlock, ids: ArrayLike<number>, level: number, split?: string[][]): Buffer {
+  let k = 0;
+  const t = textStreams(c.texts, { idOf: () => ids[k++] }, c.snapTexts, split);
+  if (k !== ids.length) throw new Error(`sealWithIds: ${ids.length} ids for ${k} pieces`);
+  return sealBlock(c, t, level);
 }
 
 /**

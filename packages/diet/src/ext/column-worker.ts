@@ -1,14 +1,17 @@
 /**
- * Worker thread of the extended diet's column pass (started by `ColumnPool` through
- * `startWorker`): receives `{id, input, level}`, answers `{id, block}` or `{id, error}`.
+ * Worker thread of the extended diet's block work (started by `ColumnPool` through
+ * `startWorker`): receives a `ColumnJob`, answers `{id, done}`, `{id, out}` or `{id, error}`.
+ * Keeps each block's column pass until its seal arrives.
  */
 import { parentPort } from "node:worker_threads";
-import { encodeColumns } from "./block-codec.js";
+import { runColumnJob, type ColumnJob, type HeldBlock } from "./column-pool.js";
 
-parentPort?.on("message", (m: { id: number; input: Uint8Array; level: number }) => {
+const blocks = new Map<number, HeldBlock>();
+
+parentPort?.on("message", (m: ColumnJob) => {
   try {
-    const input = Buffer.from(m.input.buffer, m.input.byteOffset, m.input.byteLength);
-    parentPort?.postMessage({ id: m.id, block: encodeColumns(input, m.level) });
+    const { answer, transfer } = runColumnJob(m, blocks);
+    parentPort?.postMessage(answer, transfer);
   } catch (e) {
     parentPort?.postMessage({ id: m.id, error: { message: (e as Error).message } });
   }

@@ -1,5 +1,6 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { createHash } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
@@ -11,6 +12,7 @@ import { journalArb } from "../journal-arbitrary.js";
 import { copyExec, linesToBytes, rmExec, tempExec } from "../test-helpers.js";
 import { prng } from "@hankweave-journal/journal/testing";
 import { applyExtDiet } from "./ext-diet.js";
+import { writeExtContainer } from "./ext-write.js";
 import { independentDecode } from "./independent-decoder.js";
 import { ExtSource } from "./ext-source.js";
 
@@ -221,5 +223,46 @@ describe("extended diet: decoding with reused memory", () => {
     }
     expect((await restoreJournal(exec, { workers: 2 })).status).toBe("restored");
     expect(fs.readFileSync(l.journal).equals(original)).toBe(true);
+  }, 30_000);
+});
+
+describe("extended diet: the same container wherever the block work runs", () => {
+  it("on two workers (pieces deduplicated by bytes and a random hash seed), the container is byte for byte the one main's single-thread writer made", async () => {
+    const rnd = prng(23);
+    const bodies = Array.from({ length: 300 }, (_, k) => `line ${k} of a file — ${"é".repeat(k % 3)}\n`.repeat(2 + (k % 13)));
+    const lines: string[] = [];
+    for (let i = 0; i < 3000; i++) {
+      const t = 1772712164469 + i * 53;
+      const r = rnd();
+      if (r < 0.03) lines.push(`{"n":1e5,"i":${i}}`);
+      else if (r < 0.05) lines.push("");
+      else {
+        const text = `${bodies[Math.floor(rnd() * rnd() * bodies.length)]}"quoted" \\ tab\t${bodies[Math.floor(rnd() * bodies.length)]}`;
+        lines.push(JSON.stringify({ id: `${t}-z${i.toString(36)}`, timestamp: new Date(t).toISOString(), type: r < 0.6 ? "tool.result" : "assistant.action", data: { i, s: `s${i % 7}`, text, ok: r < 0.8 } }));
+      }
+    }
+    const original = Buffer.from(`${lines.join("\n")}\n{"torn":`);
+    const exec = tempExec(original);
+    made.push(exec);
+    const l = layoutOf(exec);
+    // The writer alone (the diet around it would start two more workers to verify): 25 blocks of
+    // 64 KiB, a window of 50 KB (far repeats stored again), frames of 4 KB.
+    const src = await fs.promises.open(l.journal, "r");
+    const out = await fs.promises.open(l.dietedJournalTmp, "w");
+    let w: Awaited<ReturnType<typeof writeExtContainer>>;
+    try {
+      w = await writeExtContainer(src, original.length, out, { workers: 2, blockTargetBytes: 64 * 1024, packFrameTargetBytes: 4096, packWindowBytes: 50_000 });
+    } finally {
+      await src.close();
+      await out.close();
+    }
+    const container = fs.readFileSync(l.dietedJournalTmp);
+    // The sha256 of what main's writer at 65bc1c8 (string-keyed pack, one thread) made of this
+    // input with these options: a faster writer must not change a byte. A format change updates it on purpose.
+    expect(createHash("sha256").update(container).digest("hex")).toBe("8b2918e783e3cbce8d6b51e672976389c255314e01321c84317827f1e2156aad");
+    expect(w.blocks).toBeGreaterThan(20);
+    expect(w.originalBytes).toBe(original.length);
+    const manifest = { ext: { lines: w.lines, endsWithNewline: w.endsWithNewline } };
+    expect((await independentDecode(container, manifest as Parameters<typeof independentDecode>[1])).equals(original)).toBe(true);
   }, 30_000);
 });

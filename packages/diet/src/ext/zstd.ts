@@ -26,13 +26,19 @@ function resolveOr(id: string): string {
 let cctx: InstanceType<Binding["CCtx"]> | null = null;
 let dctx: InstanceType<Binding["DCtx"]> | null = null;
 
+/** The compressor's output space, reused (a fresh compressBound-sized buffer per call cost page faults and GC). */
+let cscratch: Buffer | null = null;
+
 /** One zstd frame (content size in the header, no checksum) of `data` at `level`. */
 export function zstdCompress(data: Uint8Array, level: number): Buffer {
   const lib = binding();
   cctx ??= new lib.CCtx();
-  const dst = Buffer.allocUnsafe(lib.compressBound(data.byteLength));
-  const n = cctx.compress(dst, data, level);
-  return Buffer.from(dst.subarray(0, n));
+  const bound = lib.compressBound(data.byteLength);
+  if (cscratch === null || cscratch.length < bound) cscratch = Buffer.allocUnsafeSlow(Math.max(bound, 1 << 20));
+  const n = cctx.compress(cscratch.subarray(0, bound), data, level);
+  const out = Buffer.allocUnsafe(n);
+  cscratch.copy(out, 0, 0, n);
+  return out;
 }
 
 /**
