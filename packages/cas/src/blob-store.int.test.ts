@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { layoutOf } from "@hankweave-journal/core";
 import { putBlob, readBlob, sweepCasTemps, listBlobs, syncBlobs } from "./blob-store.js";
 import { sha256Hex } from "./sha.js";
+import { ZstdPool } from "./zstd-pool.js";
 
 const dirs: string[] = [];
 function tmpExec(): string {
@@ -37,6 +38,34 @@ describe("blob store", () => {
     for (const [i, sha] of shas.entries()) expect((await readBlob(exec, sha)).equals(bodies[i])).toBe(true);
     expect(await sweepCasTemps(exec)).toBe(0);
     expect(await codeOf(syncBlobs(exec, [...shas, sha256Hex(Buffer.from("never stored"))]))).toBe("IO_ERROR");
+  });
+
+  it("deferred puts written by the pool's workers (compressToFile) are the in-thread blobs byte for byte; a directory at a blob path is NOT_A_REGULAR_FILE from the worker, no temp left", async () => {
+    const inThread = tmpExec();
+    const byPool = tmpExec();
+    const bodies = Array.from({ length: 12 }, (_, i) => Buffer.from(`pool body ${i} `.repeat(500 + i * 40)));
+    const pool = new ZstdPool(2);
+    try {
+      const writeVia = (d: Buffer, level: number, file: { path: string; tmp: string; shard: string }): Promise<number> => pool.compressToFile(d, level, file, { transfer: true });
+      const results = await Promise.all(bodies.map((b) => putBlob(byPool, Buffer.from(b), undefined, { durability: "deferred", writeVia })));
+      for (const [i, b] of bodies.entries()) {
+        const r = await putBlob(inThread, b, undefined, { durability: "deferred" });
+        expect(results[i]).toEqual(r);
+        expect(fs.readFileSync(layoutOf(byPool).casBlob(r.sha256)).equals(fs.readFileSync(layoutOf(inThread).casBlob(r.sha256)))).toBe(true);
+      }
+      await syncBlobs(byPool, results.map((r) => r.sha256));
+      expect(await sweepCasTemps(byPool)).toBe(0);
+      const odd = Buffer.from("a directory sits at this one ".repeat(300));
+      const oddPath = layoutOf(byPool).casBlob(sha256Hex(odd));
+      fs.mkdirSync(oddPath, { recursive: true });
+      fs.writeFileSync(path.join(oddPath, "x"), "keep");
+      const l = layoutOf(byPool);
+      expect(await codeOf(pool.compressToFile(odd, 9, { path: oddPath, tmp: l.casBlobTmp(sha256Hex(odd), "ab12"), shard: l.casShard(sha256Hex(odd)) }))).toBe("NOT_A_REGULAR_FILE");
+      expect(fs.readFileSync(path.join(oddPath, "x"), "utf8")).toBe("keep");
+      expect(await sweepCasTemps(byPool)).toBe(0);
+    } finally {
+      await pool.close();
+    }
   });
 
   it("stores a body once under cas/<sha[0:2]>/<sha>.zst, readable by zstd -d", async () => {

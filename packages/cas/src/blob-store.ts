@@ -67,6 +67,13 @@ export async function putBlob(
      * Default: durable here (temp + fsync + rename + fsync of the shard).
      */
     durability?: "durable" | "deferred";
+    /**
+     * Deferred only: compress AND write the blob elsewhere (`ZstdPool.compressToFile`: make
+     * `shard`, temp + rename, no fsync), resolving to the frame's size; replaces `compress` and
+     * the write in this thread. The CAS directory exists (made here) before it is called. It may
+     * return undefined instead: then this blob is compressed and written here.
+     */
+    writeVia?: (data: Buffer, level: number, file: { path: string; tmp: string; shard: string }) => Promise<number> | undefined;
   } = {},
 ): Promise<PutBlobResult> {
   const layout = resolveExec(exec);
@@ -91,6 +98,19 @@ export async function putBlob(
     }
   }
   const shard = layout.casShard(sha256);
+  if (deferred && opts.writeVia !== undefined) {
+    // The CAS directory is made (and its entry synced) here, once; the writer makes the shard.
+    if (lstatQuiet(layout.casDir) === undefined) {
+      try {
+        mkdirSync(layout.casDir, { recursive: true });
+      } catch (e) {
+        throw ioError(e, layout.casDir);
+      }
+      await fsyncDir(layout.eventsDir);
+    }
+    const written = opts.writeVia(body, opts.level ?? CAS_ZSTD_LEVEL, { path, tmp: layout.casBlobTmp(sha256, tmpToken()), shard });
+    if (written !== undefined) return { sha256, bytes, outcome, storedBytes: await written };
+  }
   const shardExisted = (deferred ? lstatQuiet(shard) : await lstatOrUndefined(shard)) !== undefined;
   if (!shardExisted) {
     const casExisted = (deferred ? lstatQuiet(layout.casDir) : await lstatOrUndefined(layout.casDir)) !== undefined;

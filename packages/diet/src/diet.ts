@@ -13,7 +13,7 @@ import * as fsp from "node:fs/promises";
 import { JournalError, resolveExec, type ExecLayout, type ExecRef } from "@hankweave-journal/core";
 import { availableParallelism } from "node:os";
 import {
-  JOURNAL_ZSTD_LEVEL, OneFrameWriter, SeekableWriter, ZstdPool, compressOneShot, putBlob, sweepCasTemps, syncBlobs,
+  JOURNAL_ZSTD_LEVEL, OneFrameWriter, SeekableWriter, ZstdPool, putBlob, sweepCasTemps, syncBlobs,
 } from "@hankweave-journal/cas";
 import {
   assertRegularFile, assertTempUsable, claimLockForOfflineTool, createTemp, errnoOf, fsyncDir, ioError, journalPresence,
@@ -238,10 +238,12 @@ export async function applyDiet(exec: ExecRef, opts: DietOptions = {}): Promise<
     // The pool's threads start only once the bodies are worth them: the first
     // POOL_MIN_BODY_BYTES of unique bodies compress here (a real-shaped v2 journal has a handful).
     let handedBytes = 0;
+    // Past that, a worker compresses the blob and writes it itself (temp + rename, synced in the
+    // batch below): the frame does not come back, the file system calls run on the workers.
     // The body is not used after it is handed over (the verification reads the blob back): moved, not copied.
-    const compress = pool === undefined ? undefined : (data: Buffer, level: number): Promise<Buffer> => {
+    const writeVia = pool === undefined ? undefined : (data: Buffer, level: number, file: { path: string; tmp: string; shard: string }): Promise<number> | undefined => {
       handedBytes += data.length;
-      return handedBytes <= POOL_MIN_BODY_BYTES ? compressOneShot(data, level) : pool.compress(data, level, { transfer: true });
+      return handedBytes <= POOL_MIN_BODY_BYTES ? undefined : pool.compressToFile(data, level, file, { transfer: true });
     };
     const seekable = kind === "seekable";
     let scan: DietScanResult;
@@ -267,7 +269,7 @@ export async function applyDiet(exec: ExecRef, opts: DietOptions = {}): Promise<
           if (!firstSeen) return;
           referenced.add(b.sha256);
           // Deferred: no fsync per blob; syncBlobs makes every referenced blob durable before the publish.
-          const p: Promise<void> = putBlob(layout, b.body, b.sha256, { compress, level: opts.casLevel, durability: "deferred" }).then(
+          const p: Promise<void> = putBlob(layout, b.body, b.sha256, { writeVia, level: opts.casLevel, durability: "deferred" }).then(
             async (r) => {
               if (r.outcome === "reused") blobs.reused++;
               else blobs.written++;
