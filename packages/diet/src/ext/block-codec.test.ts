@@ -69,3 +69,26 @@ describe("extended diet block decoder: a range decodes only the streams of its o
     expect(codeOf(() => line(noIds, 254))).toBe("EXT_CORRUPT");
   });
 });
+
+describe("extended diet block decoder: ids and timestamps written as bytes", () => {
+  it("rebuilds ids and timestamps across seconds, minutes, days, years, small and large millisecond values", () => {
+    const day = Date.UTC(2026, 4, 31, 23, 59, 58, 990);
+    const ms = [0, 7, 999_999, 1_000_000, 59_999, 60_000, day, day + 9, day + 1_010, day + 2_010, day + 1_000, day - 60_000, day + 60_000 * 61,
+      Date.UTC(1999, 11, 31, 23, 59, 59, 999), Date.UTC(2000, 0, 1), 253_402_300_799_999, 253_402_300_800_000, day + 5];
+    const rows = ms.flatMap((t, i) => [
+      JSON.stringify({ id: `${t}-k${i}`, timestamp: new Date(t).toISOString().length === 24 ? new Date(t).toISOString() : "x", type: "t", n: i }),
+      // A timestamp far from its id (a signed offset from T), before 1970 too.
+      JSON.stringify({ id: `${t}-j${i}`, timestamp: new Date(Math.max(0, t - 86_400_000 * 400) - 5_000).toISOString(), type: "t", n: -i }),
+    ]);
+    const raw = Buffer.from(`${rows.join("\n")}\n`);
+    const cb = encodeColumns(raw, STREAM_LEVEL);
+    expect(cb.encodedLines).toBe(rows.length);
+    const rec = sealBlock(cb, textStreams(cb.texts, { idOf: () => 0 }, cb.snapTexts), STREAM_LEVEL);
+    const sh = { lines: rows.length, originalBytes: raw.length, lastUnterminated: false, version: FORMAT_VERSION };
+    expect(decodeBlockRange(rec, sh, noPieces).data.equals(raw)).toBe(true);
+    for (let i = 0; i < rows.length; i++) {
+      const d = decodeBlockRange(rec, sh, noPieces, undefined, i, i);
+      expect(d.data.toString("utf8", d.starts[0], d.ends[0])).toBe(rows[i]);
+    }
+  });
+});

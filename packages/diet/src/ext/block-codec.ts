@@ -618,29 +618,78 @@ function readInt(b: Uint8Array, at: number): number {
   return neg ? -v : v;
 }
 
-/** Copy `src[a, b)` to `out` at `o` (bounds checked by the caller); a loop for short runs, `set` for long ones. */
+/**
+ * Copy `src[a, b)` to `out` at `o` (bounds checked by the caller); a loop for short runs, `set` for
+ * long ones (through a plain Uint8Array view: `subarray` of a Buffer builds a Buffer, ~3× dearer).
+ */
 function copyRun(src: Uint8Array, a: number, b: number, out: Uint8Array, o: number): number {
   const n = b - a;
-  if (n < 48) for (let i = 0; i < n; i++) out[o + i] = src[a + i];
-  else out.set(src.subarray(a, b), o);
+  if (n < 64) for (let i = 0; i < n; i++) out[o + i] = src[a + i];
+  else out.set(new Uint8Array(src.buffer, src.byteOffset + a, n), o);
   return n;
 }
 
+/**
+ * Copy the value starting at `src[a]` up to its `\n` to `out` at `o`, in one pass (values in
+ * columns, ids and inline pieces are short); returns the new `o`, and sets scanEnd to the `\n`'s
+ * index (-1 when there is none). Writes past `out`'s end are dropped (typed arrays): the caller
+ * checks the line's length after.
+ */
+function copyValue(src: Uint8Array, a: number, out: Uint8Array, o: number): number {
+  const n = src.length;
+  let i = a;
+  for (; i < n; i++) {
+    const c = src[i];
+    if (c === 0x0a) break;
+    out[o++] = c;
+  }
+  scanEnd = i < n ? i : -1;
+  return o;
+}
+
 const DIGITS = new Uint8Array(24);
+// The digits of the last high part writeDec wrote (ids' milliseconds share it for ~17 minutes).
+let decHi = -1;
+let decHiLen = 0;
+const decHiBytes = new Uint8Array(24);
+
 /** Write the non-negative safe integer `v` in decimal at `o`; returns the bytes written. */
 function writeDec(out: Uint8Array, o: number, v: number): number {
-  let n = 0;
-  do {
-    DIGITS[n++] = 48 + (v % 10);
-    v = Math.floor(v / 10);
-  } while (v > 0);
-  for (let i = 0; i < n; i++) out[o + i] = DIGITS[n - 1 - i];
-  return n;
+  if (v < 1e6) {
+    let n = 0;
+    let x = v | 0;
+    do {
+      DIGITS[n++] = 48 + (x % 10);
+      x = (x / 10) | 0;
+    } while (x > 0);
+    for (let i = 0; i < n; i++) out[o + i] = DIGITS[n - 1 - i];
+    return n;
+  }
+  // v = hi·10^6 + lo: hi's digits cached, lo as exactly six digits in int32 arithmetic.
+  const hi = Math.floor(v / 1e6);
+  let lo = v - hi * 1e6;
+  if (hi !== decHi) {
+    let n = 0;
+    let x = hi;
+    do {
+      DIGITS[n++] = 48 + (x % 10);
+      x = Math.floor(x / 10);
+    } while (x > 0);
+    for (let i = 0; i < n; i++) decHiBytes[i] = DIGITS[n - 1 - i];
+    decHi = hi;
+    decHiLen = n;
+  }
+  for (let i = 0; i < decHiLen; i++) out[o + i] = decHiBytes[i];
+  const p = o + decHiLen;
+  for (let j = 5; j >= 0; j--) {
+    out[p + j] = 48 + (lo % 10);
+    lo = (lo / 10) | 0;
+  }
+  return decHiLen + 6;
 }
 
 let isoSecond = Number.NaN;
 let isoPrefix = "";
-const isoPrefixBytes = new Uint8Array(20);
 /** `new Date(ms).toISOString()`, with the part up to the second cached (lines of one second share it). */
 function isoOf(ms: number): string {
   const sec = Math.floor(ms / 1000);
@@ -654,21 +703,47 @@ function cacheIsoSecond(sec: number): boolean {
   if (s.length !== 24) return false;
   isoSecond = sec;
   isoPrefix = s.slice(0, 20);
-  for (let i = 0; i < 20; i++) isoPrefixBytes[i] = s.charCodeAt(i);
+  return true;
+}
+
+// The byte writer's own cache (the encoder's isoOf keeps the string one): the second's prefix
+// `YYYY-MM-DDTHH:MM:SS.` as bytes, and its minute.
+let bSecond = Number.NaN;
+let bMinute = Number.NaN;
+const bPrefix = new Uint8Array(20);
+
+/**
+ * Cache second `sec`'s prefix; when only the second changed within the cached minute (most
+ * timestamps of a journal), just its two digits (no Date formatting). False past year 9999.
+ */
+function cacheIsoBytes(sec: number): boolean {
+  const min = Math.floor(sec / 60);
+  if (min === bMinute) {
+    const s = sec - min * 60;
+    bPrefix[17] = 48 + Math.floor(s / 10);
+    bPrefix[18] = 48 + (s % 10);
+    bSecond = sec;
+    return true;
+  }
+  const iso = new Date(sec * 1000).toISOString();
+  if (iso.length !== 24) return false;
+  for (let i = 0; i < 20; i++) bPrefix[i] = iso.charCodeAt(i);
+  bSecond = sec;
+  bMinute = min;
   return true;
 }
 
 /** Write `"` + ISO-8601 of `ms` + `"` at `o` (24 + 2 bytes, or the general path for years past 9999). */
 function writeIso(out: Buffer, o: number, ms: number): number {
   const sec = Math.floor(ms / 1000);
-  if (sec !== isoSecond && !cacheIsoSecond(sec)) {
+  if (sec !== bSecond && !cacheIsoBytes(sec)) {
     const s = `"${new Date(ms).toISOString()}"`;
     if (o + s.length > out.length) throw new RangeError("timestamp past the block's end");
     return out.write(s, o, "latin1");
   }
   if (o + 26 > out.length) throw new RangeError("timestamp past the block's end");
   out[o] = 0x22;
-  for (let i = 0; i < 20; i++) out[o + 1 + i] = isoPrefixBytes[i];
+  for (let i = 0; i < 20; i++) out[o + 1 + i] = bPrefix[i];
   const m = ms - sec * 1000;
   out[o + 21] = 48 + Math.floor(m / 100);
   out[o + 22] = 48 + (Math.floor(m / 10) % 10);
@@ -692,12 +767,15 @@ class Meta {
   readonly kinds: Uint8Array[];
   readonly shapeCols: number[][];
   private readonly tpls: string[];
-  private readonly segs: Uint8Array[][];
+  /** A rebuilt shape's template as UTF-8, holes included; segment j is bytes [segs[k][2j], segs[k][2j+1]). */
+  readonly tplBytes: Uint8Array[];
+  readonly segs: Int32Array[];
 
   constructor(readonly nShapes: number, private readonly load: (k: number) => unknown, readonly nCols: number, private readonly bad: (why: string) => Error) {
     this.kinds = new Array(nShapes);
     this.shapeCols = new Array(nShapes);
     this.tpls = new Array(nShapes);
+    this.tplBytes = new Array(nShapes);
     this.segs = new Array(nShapes);
   }
 
@@ -726,11 +804,28 @@ class Meta {
     return true;
   }
 
-  /** Shape k's literal segments as UTF-8 (one more than its holes); `use(k)` first. */
-  segsOf(k: number): Uint8Array[] {
+  /**
+   * Build shape k's template bytes and segment bounds (`use(k)` first): one buffer per shape, the
+   * segments are ranges of it (holes are the bytes 1–5: JSON escapes every other control character).
+   */
+  segsOf(k: number): Int32Array {
     let segs = this.segs[k];
     if (segs === undefined) {
-      segs = this.tpls[k].split(HOLE_SPLIT).map((t) => Buffer.from(t, "utf8"));
+      const bytes = Buffer.from(this.tpls[k], "utf8");
+      segs = new Int32Array(2 * this.kinds[k].length + 2);
+      let j = 0;
+      let from = 0;
+      for (let i = 0; i < bytes.length; i++) {
+        const c = bytes[i];
+        if (c >= 1 && c <= 5) {
+          segs[j++] = from;
+          segs[j++] = i;
+          from = i + 1;
+        }
+      }
+      segs[j++] = from;
+      segs[j] = bytes.length;
+      this.tplBytes[k] = bytes;
       this.segs[k] = segs;
     }
     return segs;
@@ -1087,13 +1182,13 @@ export function decodeBlockRange(record: Buffer, b: BlockShape, pieceBytes: Piec
         const k = shape - 1;
         if (meta.kinds[k] === undefined) meta.use(k);
         const seg = meta.segsOf(k);
+        const tb = meta.tplBytes[k];
         const kind = meta.kinds[k];
         const lc = meta.shapeCols[k];
         const end = start + len;
         let ci = 0;
-        let sg = seg[0];
-        if (o + sg.length > end) throw bad(`line ${i} rebuilds past its ${len} bytes`);
-        o += copyRun(sg, 0, sg.length, out, o);
+        if (o + (seg[1] - seg[0]) > end) throw bad(`line ${i} rebuilds past its ${len} bytes`);
+        o += copyRun(tb, seg[0], seg[1], out, o);
         for (let h = 0; h < kind.length; h++) {
           switch (kind[h]) {
             case 1:
@@ -1101,15 +1196,13 @@ export function decodeBlockRange(record: Buffer, b: BlockShape, pieceBytes: Piec
               const c = lc[ci++];
               const cb = colBuf[c];
               if (cb === null || cb === undefined) throw noStream(`column ${c}`);
-              const a = colAt[c];
-              const e = valueEnd(cb, a);
-              if (e < 0) throw bad(`line ${i} runs out of column ${c}`);
-              const q = kind[h] === 1 ? 1 : 0;
-              if (o + (e - a) + 2 * q > end) throw bad(`line ${i} rebuilds past its ${len} bytes`);
+              const q = kind[h] === 1;
               if (q) out[o++] = 0x22;
-              o += copyRun(cb, a, e, out, o);
+              o = copyValue(cb, colAt[c], out, o);
+              if (scanEnd < 0) throw bad(`line ${i} runs out of column ${c}`);
               if (q) out[o++] = 0x22;
-              colAt[c] = e + 1;
+              if (o > end) throw bad(`line ${i} rebuilds past its ${len} bytes`);
+              colAt[c] = scanEnd + 1;
               break;
             }
             case 3: {
@@ -1117,17 +1210,17 @@ export function decodeBlockRange(record: Buffer, b: BlockShape, pieceBytes: Piec
               if (iAt >= idMs.length) throw bad(`line ${i} runs out of ids`);
               const d = readInt(idMs, iAt);
               iAt = scanEnd;
-              const r = valueEnd(idRand, rndAt);
-              if (r < 0 || !Number.isSafeInteger(d)) throw bad(`line ${i} runs out of ids`);
+              if (!Number.isSafeInteger(d)) throw bad(`line ${i} runs out of ids`);
               T += d;
               if (!(T >= 0 && Number.isSafeInteger(T))) throw bad(`line ${i} has a bad id time`);
               out[o++] = 0x22;
               o += writeDec(out, o, T);
               out[o++] = 0x2d;
-              o += copyRun(idRand, rndAt, r, out, o);
+              o = copyValue(idRand, rndAt, out, o);
+              if (scanEnd < 0) throw bad(`line ${i} runs out of ids`);
               out[o++] = 0x22;
               if (o > end) throw bad(`line ${i} rebuilds past its ${len} bytes`);
-              rndAt = r + 1;
+              rndAt = scanEnd + 1;
               break;
             }
             case 4: {
@@ -1154,12 +1247,15 @@ export function decodeBlockRange(record: Buffer, b: BlockShape, pieceBytes: Piec
                   out[o++] = 0x5c;
                   out[o++] = 0x6e;
                 }
-                const te = valueEnd(text, tAt);
-                if (te < 0) throw bad(`line ${i} runs out of text pieces`);
+                let te: number;
                 if (text[tAt] === 0x27) {
-                  if (o + (te - tAt - 1) > end) throw bad(`line ${i} rebuilds past its ${len} bytes`);
-                  o += copyRun(text, tAt + 1, te, out, o);
+                  o = copyValue(text, tAt + 1, out, o);
+                  te = scanEnd;
+                  if (te < 0) throw bad(`line ${i} runs out of text pieces`);
+                  if (o > end) throw bad(`line ${i} rebuilds past its ${len} bytes`);
                 } else {
+                  te = valueEnd(text, tAt);
+                  if (te < 0) throw bad(`line ${i} runs out of text pieces`);
                   const id = prevRef + 1 + readInt(text, tAt);
                   if (!Number.isSafeInteger(id) || id < 0) throw bad(`line ${i} names a bad piece`);
                   prevRef = id;
@@ -1176,9 +1272,10 @@ export function decodeBlockRange(record: Buffer, b: BlockShape, pieceBytes: Piec
             default:
               throw bad(`shape ${shape} has an unknown hole`);
           }
-          sg = seg[h + 1];
-          if (o + sg.length > end) throw bad(`line ${i} rebuilds past its ${len} bytes`);
-          o += copyRun(sg, 0, sg.length, out, o);
+          const sa = seg[2 * h + 2];
+          const sz = seg[2 * h + 3] - sa;
+          if (o + sz > end) throw bad(`line ${i} rebuilds past its ${len} bytes`);
+          o += copyRun(tb, sa, sa + sz, out, o);
         }
         if (o !== end) throw bad(`line ${i} rebuilds to ${o - start} bytes, not its ${len}`);
       }

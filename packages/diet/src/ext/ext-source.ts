@@ -52,10 +52,21 @@ export function readExtInfo(manifestPath: string): ExtManifestInfo | null {
 }
 
 export class ExtSource {
-  /** Decoded pack frames, least recently used first, at most frameCacheBytes_ (and always the last one used). */
-  private readonly frameCache = new Map<number, CachedFrame>();
+  /**
+   * Decoded pack frames by frame index, at most frameCacheBytes_ (and always the last one used);
+   * `frameUsed[k]` orders them for eviction (an array and a counter: a frame switch, which most
+   * blocks make tens of thousands of times, costs no Map reordering or allocation).
+   */
+  private readonly frameCache: (CachedFrame | undefined)[] = [];
+  private readonly frameUsed: Float64Array;
+  private readonly cachedFrames: number[] = [];
+  private useClock = 0;
   private frameCacheBytes = 0;
-  private lastFrame: { k: number; fr: CachedFrame; first: number; end: number } | null = null;
+  /** The frame of the last piece read: its index, first piece and end (-1: none). */
+  private lastK = -1;
+  private lastFirst = 0;
+  private lastEnd = 0;
+  private lastFr: CachedFrame | null = null;
   /** The answer of pieceBytes, reused (callers copy from it at once). */
   private readonly hit: { buf: Buffer; start: number; end: number } = { buf: Buffer.alloc(0), start: 0, end: 0 };
   /** The record being decoded and its streams (reused block after block). */
@@ -73,7 +84,9 @@ export class ExtSource {
     readonly expect: ExtExpect,
     readonly version: number,
     private readonly frameCacheBytes_: number,
-  ) {}
+  ) {
+    this.frameUsed = new Float64Array(frames.length);
+  }
 
   /**
    * Open `path` (default: the published container) and check its tables against `expect`.
@@ -148,16 +161,38 @@ export class ExtSource {
   /** The bytes of pack piece `id` (a view into its decoded frame; the object is reused by the next call). */
   pieceBytes(id: number): { buf: Buffer; start: number; end: number } {
     // Most references fall in the frame of the previous one: no search, no cache bookkeeping.
-    const lf = this.lastFrame;
-    if (lf !== null && id >= lf.first && id < lf.end) {
-      const j = id - lf.first;
-      if (lf.fr.known < j + 2) this.scanPieces(lf.k, lf.fr, j + 2);
-      const hit = this.hit;
-      hit.buf = lf.fr.raw;
-      hit.start = lf.fr.starts[j];
-      hit.end = lf.fr.starts[j + 1] - 1;
-      return hit;
+    let fr = this.lastFr;
+    let first = this.lastFirst;
+    if (fr === null || id < first || id >= this.lastEnd) {
+      const k = this.frameOfPiece(id);
+      fr = this.frameCache[k] ?? null;
+      if (fr === null) {
+        fr = this.loadFrame(k);
+        this.frameCache[k] = fr;
+        this.cachedFrames.push(k);
+        this.frameCacheBytes += fr.raw.length;
+        this.frameUsed[k] = ++this.useClock;
+        this.evictFrames(k);
+      }
+      this.frameUsed[k] = ++this.useClock;
+      const f = this.frames[k];
+      first = f.firstPiece;
+      this.lastK = k;
+      this.lastFr = fr;
+      this.lastFirst = first;
+      this.lastEnd = first + f.pieces;
     }
+    const j = id - first;
+    if (fr.known < j + 2) this.scanPieces(this.lastK, fr, j + 2);
+    const hit = this.hit;
+    hit.buf = fr.raw;
+    hit.start = fr.starts[j];
+    hit.end = fr.starts[j + 1] - 1;
+    return hit;
+  }
+
+  /** The index of the frame holding piece `id` (binary search); EXT_INDEX_INVALID when none does. */
+  private frameOfPiece(id: number): number {
     let lo = 0;
     let hi = this.frames.length - 1;
     if (hi < 0) throw extError("EXT_INDEX_INVALID", `piece ${id} is referenced but the pack is empty`, this.path);
@@ -168,26 +203,24 @@ export class ExtSource {
     }
     const f = this.frames[lo];
     if (id < f.firstPiece || id >= f.firstPiece + f.pieces) throw extError("EXT_INDEX_INVALID", `piece ${id} is not in the pack`, this.path);
-    let fr = this.frameCache.get(lo);
-    if (fr === undefined) {
-      fr = this.loadFrame(lo);
-      this.frameCacheBytes += fr.raw.length;
-      for (const [key, old] of this.frameCache) {
-        if (this.frameCacheBytes <= this.frameCacheBytes_) break;
-        this.frameCache.delete(key);
-        this.frameCacheBytes -= old.raw.length;
-        if (this.spareFrames.length < SPARE_FRAMES) this.spareFrames.push(old.raw.buffer as ArrayBuffer);
+    return lo;
+  }
+
+  /** Evict the least recently used frames (never `keep`) until the cache is within its bound; their buffers are kept for reuse. */
+  private evictFrames(keep: number): void {
+    while (this.frameCacheBytes > this.frameCacheBytes_ && this.cachedFrames.length > 1) {
+      let at = -1;
+      for (let i = 0; i < this.cachedFrames.length; i++) {
+        const k = this.cachedFrames[i];
+        if (k !== keep && (at < 0 || this.frameUsed[k] < this.frameUsed[this.cachedFrames[at]])) at = i;
       }
-    } else this.frameCache.delete(lo);
-    this.frameCache.set(lo, fr);
-    this.lastFrame = { k: lo, fr, first: f.firstPiece, end: f.firstPiece + f.pieces };
-    const j = id - f.firstPiece;
-    if (fr.known < j + 2) this.scanPieces(lo, fr, j + 2);
-    const hit = this.hit;
-    hit.buf = fr.raw;
-    hit.start = fr.starts[j];
-    hit.end = fr.starts[j + 1] - 1;
-    return hit;
+      const k = this.cachedFrames[at];
+      this.cachedFrames.splice(at, 1);
+      const old = this.frameCache[k] as CachedFrame;
+      this.frameCache[k] = undefined;
+      this.frameCacheBytes -= old.raw.length;
+      if (this.spareFrames.length < SPARE_FRAMES) this.spareFrames.push(old.raw.buffer as ArrayBuffer);
+    }
   }
 
   /** Find the starts of frame `k`'s pieces up to index `upTo` − 1 (starts[pieces] is the frame's end). */
