@@ -37,8 +37,6 @@ export interface ColumnBlock {
 }
 
 const ID_RE = /^(0|[1-9][0-9]{0,15})-([0-9a-z]{0,16})$/;
-/** A string needs JSON escaping (or may hold a lone surrogate) exactly when this matches. */
-const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /** One node of the per-type path trie: the column of its strings and of its numbers. */
 interface PathNode {
@@ -78,6 +76,9 @@ class Encoder {
   tpl = "";
   lineCols: number[] = [];
   type = "";
+  /** The line (proven canonical) and the walk's position in it: where the next token starts. */
+  line = "";
+  pos = 0;
 
   newCol(name: string): number {
     this.cols.push(name);
@@ -85,8 +86,29 @@ class Encoder {
     return this.cols.length - 1;
   }
 
+  /**
+   * The escaped content of string `x`, which starts (its `"`) at the cursor, and the cursor moved
+   * past it. The line is `JSON.stringify` of its value, so the content is the line's bytes up to
+   * the closing quote: `x` itself when the quote is right after `x.length` characters (an escape
+   * only lengthens, and a `"` inside escaped content always follows a `\`), else the line's
+   * slice up to the first `"` after an even run of backslashes. (It was `JSON.stringify(x)` of
+   * every string that needed escaping: a second copy of every body.)
+   */
+  content(x: string): string {
+    const s = this.line;
+    const open = this.pos;
+    let close = open + 1 + x.length;
+    let content = x;
+    if (s.charCodeAt(close) !== 0x22 || s.charCodeAt(close - 1) === 0x5c) {
+      close = closingQuote(s, close);
+      content = s.slice(open + 1, close);
+    }
+    this.pos = close + 1;
+    return content;
+  }
+
   str(x: string, at: PathNode): void {
-    const content = NEEDS_ESCAPE.test(x) ? JSON.stringify(x).slice(1, -1) : x;
+    const content = this.content(x);
     if (content.length >= TEXT_MIN_CHARS) {
       this.texts.push(content);
       this.tpl += HOLE.TEXT;
@@ -102,23 +124,32 @@ class Encoder {
     if (typeof x === "string") return this.str(x, at);
     if (typeof x === "number") {
       if (at.n < 0) at.n = this.newCol(`n${this.type}\u0000${at.path}`);
-      this.colValues[at.n].push(String(x));
+      const t = String(x);
+      this.colValues[at.n].push(t);
       this.lineCols.push(at.n);
       this.tpl += HOLE.NUMBER;
+      this.pos += t.length;
       return;
     }
     if (x === null || typeof x === "boolean") {
-      this.tpl += String(x);
+      const t = String(x);
+      this.tpl += t;
+      this.pos += t.length;
       return;
     }
     if (Array.isArray(x)) {
       this.tpl += "[";
+      this.pos++;
       const items = (at.items ??= node(`${at.path}[]`));
       for (let i = 0; i < x.length; i++) {
-        if (i > 0) this.tpl += ",";
+        if (i > 0) {
+          this.tpl += ",";
+          this.pos++;
+        }
         this.walk(x[i], items);
       }
       this.tpl += "]";
+      this.pos++;
       return;
     }
     this.object(x as Record<string, unknown>, at);
@@ -126,11 +157,17 @@ class Encoder {
 
   object(o: Record<string, unknown>, at: PathNode): void {
     this.tpl += "{";
+    this.pos++;
     let first = true;
     for (const k in o) {
-      if (!first) this.tpl += ",";
+      if (!first) {
+        this.tpl += ",";
+        this.pos++;
+      }
       first = false;
-      this.tpl += keyLit(k);
+      const lit = keyLit(k);
+      this.tpl += lit;
+      this.pos += lit.length;
       let kid = at.kids.get(k);
       if (kid === undefined) {
         kid = node(`${at.path}.${k}`);
@@ -139,10 +176,13 @@ class Encoder {
       this.walk(o[k], kid);
     }
     this.tpl += "}";
+    this.pos++;
   }
 
-  /** Encode one canonical event object (top level: typed id and timestamp, type in the template). */
-  event(v: Record<string, unknown>): number {
+  /** Encode one canonical event object, `line` its serialisation (top level: typed id and timestamp, type in the template). */
+  event(v: Record<string, unknown>, line: string): number {
+    this.line = line;
+    this.pos = 1;
     this.tpl = "{";
     this.lineCols = [];
     this.type = typeof v.type === "string" ? v.type : "";
@@ -153,14 +193,27 @@ class Encoder {
     }
     let first = true;
     for (const k in v) {
-      if (!first) this.tpl += ",";
+      if (!first) {
+        this.tpl += ",";
+        this.pos++;
+      }
       first = false;
-      this.tpl += keyLit(k);
+      const lit = keyLit(k);
+      this.tpl += lit;
+      this.pos += lit.length;
       const x = v[k];
-      if (k === "id" && typeof x === "string" && this.id(x)) continue;
-      if (k === "timestamp" && typeof x === "string" && this.timestamp(x)) continue;
+      if (k === "id" && typeof x === "string" && this.id(x)) {
+        this.pos += x.length + 2;
+        continue;
+      }
+      if (k === "timestamp" && typeof x === "string" && this.timestamp(x)) {
+        this.pos += x.length + 2;
+        continue;
+      }
       if (k === "type" && typeof x === "string") {
-        this.tpl += JSON.stringify(x);
+        const t = JSON.stringify(x);
+        this.tpl += t;
+        this.pos += t.length;
         continue;
       }
       let kid = root.kids.get(k);
@@ -171,6 +224,8 @@ class Encoder {
       this.walk(x, kid);
     }
     this.tpl += "}";
+    this.pos++;
+    if (this.pos !== line.length) throw new Error(`encoder: the walk ended at ${this.pos} of a ${line.length}-character line`);
     let s = this.shapes.get(this.tpl);
     if (s === undefined) {
       s = this.shapes.size + 1;
@@ -218,6 +273,16 @@ function offsetsAt(values: string[], counts: number[]): number[] {
     out[j] = bytes;
   }
   return out;
+}
+
+/** The index of the `"` that closes the JSON string whose content contains index `from` (or starts there). */
+function closingQuote(s: string, from: number): number {
+  for (let q = s.indexOf('"', from); q >= 0; q = s.indexOf('"', q + 1)) {
+    let k = q - 1;
+    while (s.charCodeAt(k) === 0x5c) k--;
+    if (((q - 1 - k) & 1) === 0) return q;
+  }
+  throw new Error("encoder: a string without its closing quote");
 }
 
 /** Values joined with a `\n` after each (an empty list is an empty stream). */
@@ -290,7 +355,7 @@ export function encodeColumns(input: Buffer, level: number): ColumnBlock {
       if (parsed && terminated && typeof v === "object" && v !== null && !Array.isArray(v)
         && (!s.includes("\uFFFD") || input.subarray(pos, end).equals(Buffer.from(s, "utf8")))
         && JSON.stringify(v) === s) {
-        shape = e.event(v as Record<string, unknown>);
+        shape = e.event(v as Record<string, unknown>, s);
         encoded++;
       }
     }
