@@ -944,6 +944,192 @@ function metaLines(b: Buffer, nStreams: number, firstCol: number, bad: (why: str
   return new Meta(starts.length - 2, (k) => json(k + 1), nCols, bad);
 }
 
+/** What the rebuild loop reads and the cursors it starts from (see rebuildLines). */
+interface RebuildJob {
+  first: number;
+  last: number;
+  size: number;
+  out: Buffer;
+  shapeOf: Int32Array;
+  lenOf: Float64Array;
+  meta: Meta;
+  verbatim: Buffer | null;
+  idMs: Buffer | null;
+  idRand: Buffer | null;
+  ts: Buffer | null;
+  text: Buffer | null;
+  textn: Buffer | null;
+  colBuf: (Buffer | null)[];
+  colAt: Int32Array;
+  vAt: number;
+  iAt: number;
+  rndAt: number;
+  tsAt: number;
+  tAt: number;
+  tnAt: number;
+  prevRef: number;
+  T: number;
+  pieceBytes: PieceBytes;
+  starts: Int32Array;
+  ends: Int32Array;
+  offsets: Float64Array;
+  startOffset: number;
+  blockLines: number;
+  lastUnterminated: boolean;
+  /** Whole blocks: every snapshot, checked against the cursors it reaches (else null). */
+  snapVals: Float64Array | null;
+  perSnap: number;
+  colsAt: number;
+  bad: (why: string) => Error;
+  lie: (why: string) => Error;
+}
+
+/**
+ * Rebuild lines `first`..`last` into `out` from the cursors of `j`; returns the bytes written.
+ * Its own function, not a part of decodeBlockRange: TurboFan optimises this loop alone (the whole
+ * decoder as one function took it hundreds of ms of compiling, several times, per thread).
+ */
+function rebuildLines(j: RebuildJob): number {
+  const { first, last, size, out, shapeOf, lenOf, meta, verbatim, idMs, idRand, ts, text, textn, colBuf, colAt } = j;
+  const { pieceBytes, starts, ends, offsets, startOffset, blockLines, lastUnterminated, snapVals, perSnap, colsAt, bad, lie } = j;
+  let { vAt, iAt, rndAt, tsAt, tAt, tnAt, prevRef, T } = j;
+  const noStream = (what: string) => bad(`line needs the ${what} stream`);
+  let o = 0;
+  try {
+    for (let i = first; i <= last; i++) {
+      if (snapVals !== null && i > 0 && i % SNAPSHOT_LINES === 0) {
+        const v = (i / SNAPSHOT_LINES - 1) * perSnap;
+        let ok = snapVals[v] === T && snapVals[v + 1] === prevRef && snapVals[v + 2] === vAt && snapVals[v + 3] === iAt
+          && snapVals[v + 4] === rndAt && snapVals[v + 5] === tsAt && snapVals[v + 6] === tAt && snapVals[v + 7] === tnAt;
+        for (let c = 0; ok && c < meta.nCols; c++) ok = snapVals[v + colsAt + c] === colAt[c];
+        if (!ok) throw lie(`snapshot ${i / SNAPSHOT_LINES} differs from the cursors at line ${i}`);
+      }
+      const shape = shapeOf[i];
+      const len = lenOf[i];
+      const start = o;
+      if (start + len > size) throw bad(`line ${i} does not fit its block`);
+      if (shape === 0) {
+        if (verbatim === null) throw noStream("verbatim");
+        const e = verbatim.indexOf(0x0a, vAt);
+        if (e < 0 || e - vAt !== len) throw bad(`verbatim line ${i} does not match its length`);
+        o += copyRun(verbatim, vAt, e, out, o);
+        vAt = e + 1;
+      } else {
+        const k = shape - 1;
+        if (meta.kinds[k] === undefined) meta.use(k);
+        const seg = meta.segsOf(k);
+        const tb = meta.tplBytes[k];
+        const kind = meta.kinds[k];
+        const lc = meta.shapeCols[k];
+        const end = start + len;
+        let ci = 0;
+        if (o + (seg[1] - seg[0]) > end) throw bad(`line ${i} rebuilds past its ${len} bytes`);
+        o += copyRun(tb, seg[0], seg[1], out, o);
+        for (let h = 0; h < kind.length; h++) {
+          switch (kind[h]) {
+            case 1:
+            case 2: {
+              const c = lc[ci++];
+              const cb = colBuf[c];
+              if (cb === null || cb === undefined) throw noStream(`column ${c}`);
+              const q = kind[h] === 1;
+              if (q) out[o++] = 0x22;
+              o = copyValue(cb, colAt[c], out, o);
+              if (scanEnd < 0) throw bad(`line ${i} runs out of column ${c}`);
+              if (q) out[o++] = 0x22;
+              if (o > end) throw bad(`line ${i} rebuilds past its ${len} bytes`);
+              colAt[c] = scanEnd + 1;
+              break;
+            }
+            case 3: {
+              if (idMs === null || idRand === null) throw noStream("id");
+              if (iAt >= idMs.length) throw bad(`line ${i} runs out of ids`);
+              const d = readInt(idMs, iAt);
+              iAt = scanEnd;
+              if (!Number.isSafeInteger(d)) throw bad(`line ${i} runs out of ids`);
+              T += d;
+              if (!(T >= 0 && Number.isSafeInteger(T))) throw bad(`line ${i} has a bad id time`);
+              out[o++] = 0x22;
+              o += writeDec(out, o, T);
+              out[o++] = 0x2d;
+              o = copyValue(idRand, rndAt, out, o);
+              if (scanEnd < 0) throw bad(`line ${i} runs out of ids`);
+              out[o++] = 0x22;
+              if (o > end) throw bad(`line ${i} rebuilds past its ${len} bytes`);
+              rndAt = scanEnd + 1;
+              break;
+            }
+            case 4: {
+              if (ts === null) throw noStream("timestamp");
+              if (tsAt >= ts.length) throw bad(`line ${i} runs out of timestamps`);
+              const ms = T + readInt(ts, tsAt);
+              tsAt = scanEnd;
+              if (!Number.isSafeInteger(ms)) throw bad(`line ${i} has a bad timestamp`);
+              o += writeIso(out, o, ms);
+              if (o > end) throw bad(`line ${i} rebuilds past its ${len} bytes`);
+              break;
+            }
+            case 5: {
+              if (text === null || textn === null) throw noStream("text");
+              if (tnAt >= textn.length) throw bad(`line ${i} runs out of text values`);
+              const np = readInt(textn, tnAt);
+              tnAt = scanEnd;
+              if (!(np >= 1)) throw bad(`line ${i} has a bad text value`);
+              if (o >= end) throw bad(`line ${i} rebuilds past its ${len} bytes`);
+              out[o++] = 0x22;
+              for (let j = 0; j < np; j++) {
+                if (j > 0) {
+                  if (o + 2 > end) throw bad(`line ${i} rebuilds past its ${len} bytes`);
+                  out[o++] = 0x5c;
+                  out[o++] = 0x6e;
+                }
+                let te: number;
+                if (text[tAt] === 0x27) {
+                  o = copyValue(text, tAt + 1, out, o);
+                  te = scanEnd;
+                  if (te < 0) throw bad(`line ${i} runs out of text pieces`);
+                  if (o > end) throw bad(`line ${i} rebuilds past its ${len} bytes`);
+                } else {
+                  te = valueEnd(text, tAt);
+                  if (te < 0) throw bad(`line ${i} runs out of text pieces`);
+                  const id = prevRef + 1 + readInt(text, tAt);
+                  if (!Number.isSafeInteger(id) || id < 0) throw bad(`line ${i} names a bad piece`);
+                  prevRef = id;
+                  const p = pieceBytes(id);
+                  if (o + (p.end - p.start) > end) throw bad(`line ${i} rebuilds past its ${len} bytes`);
+                  o += copyRun(p.buf, p.start, p.end, out, o);
+                }
+                tAt = te + 1;
+              }
+              if (o >= end) throw bad(`line ${i} rebuilds past its ${len} bytes`);
+              out[o++] = 0x22;
+              break;
+            }
+            default:
+              throw bad(`shape ${shape} has an unknown hole`);
+          }
+          const sa = seg[2 * h + 2];
+          const sz = seg[2 * h + 3] - sa;
+          if (o + sz > end) throw bad(`line ${i} rebuilds past its ${len} bytes`);
+          o += copyRun(tb, sa, sa + sz, out, o);
+        }
+        if (o !== end) throw bad(`line ${i} rebuilds to ${o - start} bytes, not its ${len}`);
+      }
+      if (i >= first) {
+        starts[i - first] = start;
+        ends[i - first] = o;
+        offsets[i - first] = startOffset + start;
+      }
+      if (i < blockLines - 1 || !lastUnterminated) out[o++] = 0x0a;
+    }
+  } catch (e) {
+    // A copy past the end of the output (a lying stream) throws a RangeError.
+    if (e instanceof RangeError) throw bad(e.message);
+    throw e;
+  }
+  return o;
+}
+
 /**
  * Rebuild lines `from`..`to` (block-relative, inclusive) of a record into bytes. The whole block
  * (`from` 0, `to` lines − 1) decodes every stream and checks every snapshot against the cursors it
@@ -1066,7 +1252,6 @@ export function decodeBlockRange(record: Buffer, b: BlockShape, pieceBytes: Piec
     running += len + 1;
   }
   if (scanTo === b.lines - 1 && (rAt !== rows.length || lAt !== lens.length)) throw bad(`more rows than the block's ${b.lines} lines`);
-  const nl = (i: number) => (i < b.lines - 1 || !b.lastUnterminated ? 1 : 0);
 
   // Lines before `first` are never the block's last: each has its newline.
   let startOffset = offsetAtStart;
@@ -1212,7 +1397,6 @@ export function decodeBlockRange(record: Buffer, b: BlockShape, pieceBytes: Piec
   }
 
   // The output: lines first..last.
-  const noStream = (what: string) => bad(`line needs the ${what} stream`);
   let size = 0;
   for (let i = first; i <= last; i++) size += lenOf[i] + 1;
   if (last === b.lines - 1 && b.lastUnterminated) size--;
@@ -1223,139 +1407,11 @@ export function decodeBlockRange(record: Buffer, b: BlockShape, pieceBytes: Piec
   const starts = new Int32Array(Math.max(0, n));
   const ends = new Int32Array(Math.max(0, n));
   const offsets = new Float64Array(Math.max(0, n));
-  let o = 0;
-  try {
-    for (let i = first; i <= last; i++) {
-      if (whole && i > 0 && i % SNAPSHOT_LINES === 0 && snapVals !== null) {
-        const v = (i / SNAPSHOT_LINES - 1) * perSnap;
-        let ok = snapVals[v] === T && snapVals[v + 1] === prevRef && snapVals[v + 2] === vAt && snapVals[v + 3] === iAt
-          && snapVals[v + 4] === rndAt && snapVals[v + 5] === tsAt && snapVals[v + 6] === tAt && snapVals[v + 7] === tnAt;
-        for (let c = 0; ok && c < meta.nCols; c++) ok = snapVals[v + colsAt + c] === colAt[c];
-        if (!ok) throw lie(`snapshot ${i / SNAPSHOT_LINES} differs from the cursors at line ${i}`);
-      }
-      const shape = shapeOf[i];
-      const len = lenOf[i];
-      const start = o;
-      if (start + len > size) throw bad(`line ${i} does not fit its block`);
-      if (shape === 0) {
-        if (verbatim === null) throw noStream("verbatim");
-        const e = verbatim.indexOf(0x0a, vAt);
-        if (e < 0 || e - vAt !== len) throw bad(`verbatim line ${i} does not match its length`);
-        o += copyRun(verbatim, vAt, e, out, o);
-        vAt = e + 1;
-      } else {
-        const k = shape - 1;
-        if (meta.kinds[k] === undefined) meta.use(k);
-        const seg = meta.segsOf(k);
-        const tb = meta.tplBytes[k];
-        const kind = meta.kinds[k];
-        const lc = meta.shapeCols[k];
-        const end = start + len;
-        let ci = 0;
-        if (o + (seg[1] - seg[0]) > end) throw bad(`line ${i} rebuilds past its ${len} bytes`);
-        o += copyRun(tb, seg[0], seg[1], out, o);
-        for (let h = 0; h < kind.length; h++) {
-          switch (kind[h]) {
-            case 1:
-            case 2: {
-              const c = lc[ci++];
-              const cb = colBuf[c];
-              if (cb === null || cb === undefined) throw noStream(`column ${c}`);
-              const q = kind[h] === 1;
-              if (q) out[o++] = 0x22;
-              o = copyValue(cb, colAt[c], out, o);
-              if (scanEnd < 0) throw bad(`line ${i} runs out of column ${c}`);
-              if (q) out[o++] = 0x22;
-              if (o > end) throw bad(`line ${i} rebuilds past its ${len} bytes`);
-              colAt[c] = scanEnd + 1;
-              break;
-            }
-            case 3: {
-              if (idMs === null || idRand === null) throw noStream("id");
-              if (iAt >= idMs.length) throw bad(`line ${i} runs out of ids`);
-              const d = readInt(idMs, iAt);
-              iAt = scanEnd;
-              if (!Number.isSafeInteger(d)) throw bad(`line ${i} runs out of ids`);
-              T += d;
-              if (!(T >= 0 && Number.isSafeInteger(T))) throw bad(`line ${i} has a bad id time`);
-              out[o++] = 0x22;
-              o += writeDec(out, o, T);
-              out[o++] = 0x2d;
-              o = copyValue(idRand, rndAt, out, o);
-              if (scanEnd < 0) throw bad(`line ${i} runs out of ids`);
-              out[o++] = 0x22;
-              if (o > end) throw bad(`line ${i} rebuilds past its ${len} bytes`);
-              rndAt = scanEnd + 1;
-              break;
-            }
-            case 4: {
-              if (ts === null) throw noStream("timestamp");
-              if (tsAt >= ts.length) throw bad(`line ${i} runs out of timestamps`);
-              const ms = T + readInt(ts, tsAt);
-              tsAt = scanEnd;
-              if (!Number.isSafeInteger(ms)) throw bad(`line ${i} has a bad timestamp`);
-              o += writeIso(out, o, ms);
-              if (o > end) throw bad(`line ${i} rebuilds past its ${len} bytes`);
-              break;
-            }
-            case 5: {
-              if (text === null || textn === null) throw noStream("text");
-              if (tnAt >= textn.length) throw bad(`line ${i} runs out of text values`);
-              const np = readInt(textn, tnAt);
-              tnAt = scanEnd;
-              if (!(np >= 1)) throw bad(`line ${i} has a bad text value`);
-              if (o >= end) throw bad(`line ${i} rebuilds past its ${len} bytes`);
-              out[o++] = 0x22;
-              for (let j = 0; j < np; j++) {
-                if (j > 0) {
-                  if (o + 2 > end) throw bad(`line ${i} rebuilds past its ${len} bytes`);
-                  out[o++] = 0x5c;
-                  out[o++] = 0x6e;
-                }
-                let te: number;
-                if (text[tAt] === 0x27) {
-                  o = copyValue(text, tAt + 1, out, o);
-                  te = scanEnd;
-                  if (te < 0) throw bad(`line ${i} runs out of text pieces`);
-                  if (o > end) throw bad(`line ${i} rebuilds past its ${len} bytes`);
-                } else {
-                  te = valueEnd(text, tAt);
-                  if (te < 0) throw bad(`line ${i} runs out of text pieces`);
-                  const id = prevRef + 1 + readInt(text, tAt);
-                  if (!Number.isSafeInteger(id) || id < 0) throw bad(`line ${i} names a bad piece`);
-                  prevRef = id;
-                  const p = pieceBytes(id);
-                  if (o + (p.end - p.start) > end) throw bad(`line ${i} rebuilds past its ${len} bytes`);
-                  o += copyRun(p.buf, p.start, p.end, out, o);
-                }
-                tAt = te + 1;
-              }
-              if (o >= end) throw bad(`line ${i} rebuilds past its ${len} bytes`);
-              out[o++] = 0x22;
-              break;
-            }
-            default:
-              throw bad(`shape ${shape} has an unknown hole`);
-          }
-          const sa = seg[2 * h + 2];
-          const sz = seg[2 * h + 3] - sa;
-          if (o + sz > end) throw bad(`line ${i} rebuilds past its ${len} bytes`);
-          o += copyRun(tb, sa, sa + sz, out, o);
-        }
-        if (o !== end) throw bad(`line ${i} rebuilds to ${o - start} bytes, not its ${len}`);
-      }
-      if (i >= first) {
-        starts[i - first] = start;
-        ends[i - first] = o;
-        offsets[i - first] = startOffset + start;
-      }
-      if (nl(i) === 1) out[o++] = 0x0a;
-    }
-  } catch (e) {
-    // A copy past the end of the output (a lying stream) throws a RangeError.
-    if (e instanceof RangeError) throw bad(e.message);
-    throw e;
-  }
+  const o = rebuildLines({
+    first, last, size, out, shapeOf, lenOf, meta, verbatim, idMs, idRand, ts, text, textn, colBuf, colAt,
+    vAt, iAt, rndAt, tsAt, tAt, tnAt, prevRef, T, pieceBytes, starts, ends, offsets, startOffset,
+    blockLines: b.lines, lastUnterminated: b.lastUnterminated, snapVals: whole ? snapVals : null, perSnap, colsAt, bad, lie,
+  });
   if (whole && o !== b.originalBytes) throw extError("EXT_INDEX_INVALID", `a block rebuilds to ${o} bytes, its index says ${b.originalBytes}`, path);
   return { data: out, starts, ends, offsets };
 }

@@ -73,6 +73,8 @@ export class ExtSource {
   private readonly scratch = new Scratch();
   /** Buffers of evicted frames, reused by the next frames decoded (no garbage per frame). */
   private readonly spareFrames: ArrayBuffer[] = [];
+  /** pieceBytes as one function for every decode (a new closure per block made the decoder's optimised code deoptimise: "wrong call target"). */
+  private readonly pieceFn = (id: number) => this.pieceBytes(id);
   /** The compressed frame being decoded (reused). */
   private frameZ: Buffer = Buffer.alloc(0);
   private constructor(
@@ -136,7 +138,7 @@ export class ExtSource {
   decode(k: number, from = 0, to = Number.POSITIVE_INFINITY): ExtLines {
     const b = this.blocks[k];
     const record = this.readRecord(k);
-    const r = decodeBlockRange(record, this.shapeOf(k), (id) => this.pieceBytes(id), this.path, from, Math.min(to, b.lines - 1), { scratch: this.scratch });
+    const r = decodeBlockRange(record, this.shapeOf(k), this.pieceFn, this.path, from, Math.min(to, b.lines - 1), { scratch: this.scratch });
     for (let i = 0; i < r.offsets.length; i++) r.offsets[i] += b.originalOffset;
     return { ...r, firstLine: b.firstLine + Math.max(0, from) };
   }
@@ -277,7 +279,7 @@ export class ExtSource {
    */
   decodeBytes(k: number, out?: Buffer): { data: Buffer; ends: Int32Array } {
     const record = this.readRecord(k);
-    return decodeBlockRange(record, this.shapeOf(k), (id) => this.pieceBytes(id), this.path, 0, Number.POSITIVE_INFINITY, { scratch: this.scratch, out });
+    return decodeBlockRange(record, this.shapeOf(k), this.pieceFn, this.path, 0, Number.POSITIVE_INFINITY, { scratch: this.scratch, out });
   }
 
   /** The original journal, in order, one block's bytes at a time (bounded memory). */
