@@ -58,6 +58,22 @@ export interface DietScanResult {
   uniqueBodyBytes: number;
 }
 
+const MARKER_TAIL = CONTENT_REF_MARKER.subarray(CONTENT_REF_MARKER.length - 4);
+const MARKER_HEAD = CONTENT_REF_MARKER.length - MARKER_TAIL.length;
+
+/**
+ * `data.indexOf(CONTENT_REF_MARKER, from)`, faster: the marker's last 4 bytes (`Ref"`) are searched
+ * and the 8 before them compared. Node searches a needle under 7 bytes by memchr of its first byte
+ * and the 12-byte marker by Boyer-Moore-Horspool, whose skips are short on JSON (`"` everywhere):
+ * 14 against 50 ms of CPU per 100 MB here, where nearly no line holds the marker.
+ */
+export function indexOfMarker(data: Buffer, from: number): number {
+  for (let i = data.indexOf(MARKER_TAIL, from + MARKER_HEAD); i >= 0; i = data.indexOf(MARKER_TAIL, i + 1)) {
+    if (data.compare(CONTENT_REF_MARKER, 0, MARKER_HEAD, i - MARKER_HEAD, i) === 0) return i - MARKER_HEAD;
+  }
+  return -1;
+}
+
 /** True when `JSON.parse` accepts the line (as the reference runtime decodes it: UTF-8, replacement characters for bad bytes). */
 function jsonAccepts(line: Buffer): boolean {
   try {
@@ -160,7 +176,7 @@ export async function scanForDiet(
     await sink.original?.(data);
     let from = 0;
     // One native search per chunk instead of one per line (145k calls cost ~0.5 s at 100 MB).
-    let marker = data.indexOf(CONTENT_REF_MARKER);
+    let marker = indexOfMarker(data, 0);
     // A run of verbatim lines of this chunk not yet pushed: most lines take no object and no call.
     let runStart = -1;
     for (let nl = data.indexOf(NEWLINE, from); nl >= 0; nl = data.indexOf(NEWLINE, from)) {
@@ -171,7 +187,7 @@ export async function scanForDiet(
         carryBytes = 0;
         await handleLine(withNl.subarray(0, withNl.length - 1), withNl, true);
       } else {
-        if (marker >= 0 && marker < from) marker = data.indexOf(CONTENT_REF_MARKER, from);
+        if (marker >= 0 && marker < from) marker = indexOfMarker(data, from);
         const hasMarker = marker >= 0 && marker + CONTENT_REF_MARKER.length <= nl;
         if (nl - from < CAS_THRESHOLD_BYTES && !hasMarker && !opts.countEvents) {
           // What handleLine does for a short line without the marker (no check, no rewrite, no count).
