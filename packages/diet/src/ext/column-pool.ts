@@ -28,10 +28,9 @@ export interface ColumnsDone {
   values: number;
 }
 
-/** A column pass awaiting its seal: the block and its text values split into pieces. */
+/** A column pass awaiting its seal. */
 export interface HeldBlock {
   c: ColumnBlock;
-  split: string[][];
 }
 
 /** A message to a column worker. */
@@ -53,17 +52,17 @@ export function runColumnJob(m: ColumnJob, blocks: Map<number, HeldBlock>): { an
   if (m.op === "columns") {
     const input = Buffer.from(m.input.buffer, m.input.byteOffset, m.input.byteLength);
     const c = encodeColumns(input, m.level);
-    const { split, ...pieces } = longPieces(c.texts, m.seed);
-    blocks.set(m.id, { c, split });
+    const pieces = longPieces(c.texts, m.seed);
+    blocks.set(m.id, { c });
     const done: ColumnsDone = { job: m.id, pieces, lines: c.lines, events: c.events, encodedLines: c.encodedLines, values: c.texts.length };
-    const transfer = pieces.bytes.length > 0 ? [pieces.bytes.buffer as ArrayBuffer, pieces.ends.buffer as ArrayBuffer, pieces.hashes.buffer as ArrayBuffer] : [];
+    const transfer = pieces.bytes.length > 0 ? [pieces.bytes.buffer as ArrayBuffer, pieces.starts.buffer as ArrayBuffer, pieces.ends.buffer as ArrayBuffer, pieces.hashes.buffer as ArrayBuffer] : [];
     return { answer: { id: m.id, done }, transfer };
   }
   if (m.op === "seal") {
     const held = blocks.get(m.job);
     if (held === undefined) throw new Error(`no column pass ${m.job} to seal`);
     blocks.delete(m.job);
-    return { answer: { id: m.id, out: sealWithIds(held.c, m.ids, m.level, held.split) }, transfer: [] };
+    return { answer: { id: m.id, out: sealWithIds(held.c, m.ids, m.level) }, transfer: [] };
   }
   return { answer: { id: m.id, out: zstdCompress(m.raw, m.level) }, transfer: [] };
 }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { prng } from "@hankweave-journal/journal/testing";
 import { Pack } from "./ext-write.js";
+import { longPieces } from "./block-codec.js";
+import { PIECE_MIN_CHARS } from "./format.js";
 
 /** The pack's id assignment as it was written with string keys (before pieces came as bytes with hashes). */
 function referenceIds(pieces: string[], window: number, frameTarget: number): { ids: number[]; frames: string[] } {
@@ -69,5 +71,32 @@ describe("the pack's dedupe by bytes and hash", () => {
         expect(frames).toEqual(want.frames);
       }
     }
+  });
+});
+
+describe("a block's long pieces, found in its texts' bytes", () => {
+  it("are the pieces split(\"\\\\n\") gives of PIECE_MIN_CHARS or more UTF-16 units, in order, with equal bytes hashing equal", () => {
+    const rnd = prng(9);
+    // Escaped content as the encoder holds it: `\\n` escapes, escaped backslashes before an n,
+    // multi-byte characters (2, 3 and 4 bytes: a 15-unit piece can be 16 bytes or more).
+    const parts = ["\\n", "\\\\n", "\\\\", "n", "é", "—", "😀", "abc", "x".repeat(13), "y".repeat(16), "z".repeat(40), "\\u0001", "\\\""];
+    const texts = Array.from({ length: 400 }, () => {
+      let t = "";
+      while (t.length < 32 || rnd() < 0.8) t += parts[Math.floor(rnd() * parts.length)];
+      return t;
+    });
+    const want = texts.flatMap((t) => t.split("\\n")).filter((p) => p.length >= PIECE_MIN_CHARS);
+    const got = longPieces(texts, 77);
+    expect(got.ends.length).toBe(want.length);
+    const seen = new Map<string, number>();
+    for (let k = 0; k < want.length; k++) {
+      expect(got.bytes.toString("utf8", got.starts[k], got.ends[k])).toBe(want[k]);
+      const h = seen.get(want[k]);
+      if (h !== undefined) expect(got.hashes[k]).toBe(h);
+      seen.set(want[k], got.hashes[k]);
+    }
+    // Pieces of exactly 15 units in more than 15 bytes stay inline; of 16 units, long.
+    const edge = longPieces([`${"é".repeat(15)}\\n${"é".repeat(16)}\\n${"😀".repeat(8)}`], 1);
+    expect([...edge.ends].map((e, k) => edge.bytes.toString("utf8", edge.starts[k], e))).toEqual(["é".repeat(16), "😀".repeat(8)]);
   });
 });

@@ -213,12 +213,7 @@ export async function writeExtContainer(src: FileHandle, size: number, out: File
   const seal = async (d: ColumnsDone, inputBytes: number) => {
     const p = d.pieces;
     const ids = new Int32Array(p.ends.length);
-    let start = 0;
-    for (let k = 0; k < ids.length; k++) {
-      const end = p.ends[k];
-      ids[k] = pack.idOf(p.hashes[k], p.bytes, start, end);
-      start = end + 1;
-    }
+    for (let k = 0; k < ids.length; k++) ids[k] = pack.idOf(p.hashes[k], p.bytes, p.starts[k], p.ends[k]);
     // The frames this block filled go before its record (a reader finds pieces by the frame table, not by position).
     const filled = pack.full.splice(0).map((f) => ({ f, z: quiet(pool.compress(f.raw, PACK_LEVEL)) }));
     const record = quiet(pool.seal(d.job, ids, STREAM_LEVEL));
