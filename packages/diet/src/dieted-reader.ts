@@ -11,7 +11,7 @@ import {
 } from "@hankweave-journal/core";
 import { chunksFromStream, eventsFromRawLines, isBlankLine, parseEventLine, sniffEventType } from "@hankweave-journal/journal";
 import { DietedSource } from "./dieted-source.js";
-import { readManifest } from "./manifest.js";
+import { readManifest, type DietManifest } from "./manifest.js";
 import { listBlobs } from "@hankweave-journal/cas";
 
 class DietedReader implements JournalReader {
@@ -138,12 +138,13 @@ class DietedReader implements JournalReader {
 /**
  * Open the dieted pair of `exec` as a JournalReader (no restore needed). Throws MANIFEST_INVALID,
  * ZSTD_CORRUPT, NOT_A_REGULAR_FILE at open; CAS_MISSING / CAS_CORRUPT / CAS_BAD_REF when a line
- * that needs a body is read.
+ * that needs a body is read. `read`: `layout.manifest` already read and checked (openReader's), not
+ * read again.
  *
  * @example const r = await openDietedReader("/runs/x"); await r.getLine(1200);
  */
-export async function openDietedReader(exec: ExecRef): Promise<JournalReader> {
+export async function openDietedReader(exec: ExecRef, read?: DietManifest): Promise<JournalReader> {
   const layout = resolveExec(exec);
-  const manifest = await readManifest(layout);
+  const manifest = read ?? (await readManifest(layout));
   return new DietedReader(layout, await DietedSource.open(layout, manifest));
 }

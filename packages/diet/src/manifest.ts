@@ -153,12 +153,22 @@ function invalid(path: string | undefined, why: string): JournalError {
 
 /** Parse and validate manifest text; throws MANIFEST_INVALID. */
 export function parseManifest(text: string, path?: string): DietManifest {
-  let v: unknown;
+  return manifestOf(manifestJsonOf(text, path), path);
+}
+
+function manifestJsonOf(text: string, path: string | undefined): unknown {
   try {
-    v = JSON.parse(text);
+    return JSON.parse(text);
   } catch (e) {
     throw invalid(path, `not JSON (${(e as Error).message})`);
   }
+}
+
+/**
+ * Validate a manifest already parsed from JSON (by `readManifestJson`: an open that also reads
+ * other keys of it, the extended diet's `ext`, parses the file once); throws MANIFEST_INVALID.
+ */
+export function manifestOf(v: unknown, path?: string): DietManifest {
   if (typeof v !== "object" || v === null || Array.isArray(v)) throw invalid(path, "not an object");
   const o = v as Record<string, unknown>;
   if (o.schemaVersion !== 1) throw invalid(path, `unsupported schemaVersion ${JSON.stringify(o.schemaVersion)}`);
@@ -206,6 +216,15 @@ export function parseManifest(text: string, path?: string): DietManifest {
 
 /** Read `layout.manifest` (or another path): MANIFEST_INVALID when absent or malformed, NOT_A_REGULAR_FILE. */
 export async function readManifest(layout: ExecLayout, path: string = layout.manifest): Promise<DietManifest> {
+  return manifestOf(readManifestJson(path), path);
+}
+
+/**
+ * The manifest at `path` as parsed JSON, not yet validated (give it to `manifestOf`): the same
+ * checks and errors as `readManifest` up to the JSON (NOT_A_REGULAR_FILE, MANIFEST_INVALID when
+ * absent or not JSON, IO_ERROR). Synchronous: one lstat and one read.
+ */
+export function readManifestJson(path: string): unknown {
   let text: string;
   try {
     // Synchronous: a small file read once per open; two threadpool round trips cost more.
@@ -217,5 +236,5 @@ export async function readManifest(layout: ExecLayout, path: string = layout.man
     if ((e as NodeJS.ErrnoException).code === "ENOENT") throw invalid(path, "missing");
     throw new JournalError("IO_ERROR", `cannot read ${path}: ${(e as Error).message}`, { path }, { cause: e });
   }
-  return parseManifest(text, path);
+  return manifestJsonOf(text, path);
 }

@@ -19,12 +19,12 @@ import {
   openRegularForRead, readSidecarStatus,
 } from "@hankweave-journal/journal";
 import { lastRunStatus, type LastRunStatus } from "../run-status.js";
-import { readManifest, type DietManifest } from "../manifest.js";
+import { manifestOf, readManifestJson, type DietManifest } from "../manifest.js";
 import { manifestFieldsOf } from "../diet-kind.js";
 import type { DietOptions, DietPlan, DietResult } from "../diet.js";
 import type { DietVerification } from "../verify-diet.js";
 import { FORMAT_VERSION, type ExtManifestInfo } from "./format.js";
-import { ExtSource, readExtInfo } from "./ext-source.js";
+import { ExtSource, extInfoOfJson, readExtInfo } from "./ext-source.js";
 import { writeExtContainer, type ExtWriteResult } from "./ext-write.js";
 import { DECODE_MAX_WORKERS, DECODE_WORKERS_MIN_BYTES, decodeBlocksOnWorkers } from "./decode-pool.js";
 import { publishPair, rmQuiet } from "../publish-diet.js";
@@ -75,11 +75,16 @@ export function isExtDiet(layout: ExecLayout, manifestPath: string = layout.mani
   return readExtInfo(manifestPath) !== null;
 }
 
-/** Open the container of an extended diet after reading and checking its manifest. */
-export async function openExtSource(layout: ExecLayout, paths: { zst?: string; manifest?: string } = {}): Promise<{ src: ExtSource; manifest: DietManifest; ext: ExtManifestInfo }> {
+/**
+ * Open the container of an extended diet after reading and checking its manifest. `json`: the
+ * manifest at `paths.manifest` already read by `readManifestJson` (openReader read it to tell the
+ * kind); without it the manifest is read here, once.
+ */
+export async function openExtSource(layout: ExecLayout, paths: { zst?: string; manifest?: string } = {}, json?: unknown): Promise<{ src: ExtSource; manifest: DietManifest; ext: ExtManifestInfo }> {
   const manifestPath = paths.manifest ?? layout.manifest;
-  const manifest = await readManifest(layout, manifestPath);
-  const ext = readExtInfo(manifestPath);
+  const read = json === undefined ? readManifestJson(manifestPath) : json;
+  const manifest = manifestOf(read, manifestPath);
+  const ext = extInfoOfJson(read);
   if (ext === null || manifest.dietVersion !== 2 || typeof ext.lines !== "number" || typeof ext.endsWithNewline !== "boolean") {
     throw new JournalError("MANIFEST_INVALID", "journal.meta.json is invalid: its ext key is malformed", { path: manifestPath });
   }

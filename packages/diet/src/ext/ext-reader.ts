@@ -114,12 +114,13 @@ class ExtReader implements JournalReader {
 /**
  * Open the extended diet of `exec` as a JournalReader. Throws MANIFEST_INVALID, EXT_TRUNCATED,
  * EXT_INDEX_INVALID at open; EXT_CORRUPT / EXT_BODY_SIZE when a line that needs a damaged block or
- * pack frame is read.
+ * pack frame is read. `manifestJson`: the manifest as `readManifestJson` returned it, when the
+ * caller has read it already (it is then not read again).
  *
  * @example const r = await openExtReader("/runs/x"); await r.getLine(1200);
  */
-export async function openExtReader(exec: ExecRef): Promise<JournalReader> {
+export async function openExtReader(exec: ExecRef, manifestJson?: unknown): Promise<JournalReader> {
   const layout = resolveExec(exec);
-  const { src, manifest } = await openExtSource(layout);
+  const { src, manifest } = await openExtSource(layout, {}, manifestJson);
   return new ExtReader(layout, src, manifest);
 }

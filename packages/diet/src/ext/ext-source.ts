@@ -46,6 +46,11 @@ export function readExtInfo(manifestPath: string): ExtManifestInfo | null {
   } catch {
     return null; // the manifest's own reader reports what is wrong with it
   }
+  return extInfoOfJson(o);
+}
+
+/** The `ext` key of a manifest already parsed from JSON (null when it is not an extended diet of this format). */
+export function extInfoOfJson(o: unknown): ExtManifestInfo | null {
   const ext = (o as { ext?: unknown } | null)?.ext as ExtManifestInfo | undefined;
   if (typeof ext !== "object" || ext === null || ext.format !== "hwx-columnar") return null;
   return ext;
