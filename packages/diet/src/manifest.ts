@@ -187,31 +187,35 @@ export function manifestOf(v: unknown, path?: string): DietManifest {
   };
   // Informational: a value that is not a count is ignored, not a reason to refuse the diet.
   if (isCount(o.eventSchemaVersion)) m.eventSchemaVersion = o.eventSchemaVersion;
-  if (o.frames !== undefined) {
-    if (!Array.isArray(o.frames) || !isCount(o.lines)) throw invalid(path, "frames/lines malformed");
-    if (o.framing !== undefined && o.framing !== "one-frame" && o.framing !== "seekable") throw invalid(path, `unknown framing ${JSON.stringify(o.framing)}`);
-    // Plain loops, no closures: this runs once per open over every rewritten line (15k entries
-    // at 1 GB), mostly before the JIT has warmed up, so it is on the path of a one-line read.
-    const raw = o.frames as FrameIndexEntry[];
-    const frames: FrameIndexEntry[] = new Array(raw.length);
-    let line = 0;
-    let offset = 0;
-    for (let k = 0; k < raw.length; k++) {
-      const f = frameEntry(raw[k], line, offset);
-      if (f === null) throw invalid(path, `frame index entry at line ${line} is inconsistent`);
-      frames[k] = f;
-      line += f.lines;
-      offset += f.originalBytes;
-    }
-    if (line !== o.lines || offset !== o.originalBytes) throw invalid(path, "frames do not add up to lines/originalBytes");
-    m.lines = o.lines;
-    m.endsWithNewline = o.endsWithNewline !== false;
-    m.frames = frames;
-    m.framing = o.framing === "one-frame" ? "one-frame" : "seekable";
-    if (m.framing === "one-frame" && frames.some((f) => f.pointerBytes === undefined)) throw invalid(path, "a one-frame index needs every frame's pointerBytes");
-  }
+  // Its own function: an extended diet's manifest has no frame index, and a fresh process compiles only what it calls.
+  if (o.frames !== undefined) frameIndexOf(o, m, path);
   if (typeof o.bodies === "object" && o.bodies !== null) m.bodies = o.bodies as DietManifest["bodies"];
   return m;
+}
+
+/** The frame index of a dietVersion-1 manifest (its `frames`, `lines`, `framing`) into `m`; MANIFEST_INVALID. */
+function frameIndexOf(o: Record<string, unknown>, m: DietManifest, path: string | undefined): void {
+  if (!Array.isArray(o.frames) || !isCount(o.lines)) throw invalid(path, "frames/lines malformed");
+  if (o.framing !== undefined && o.framing !== "one-frame" && o.framing !== "seekable") throw invalid(path, `unknown framing ${JSON.stringify(o.framing)}`);
+  // Plain loops, no closures: this runs once per open over every rewritten line (15k entries
+  // at 1 GB), mostly before the JIT has warmed up, so it is on the path of a one-line read.
+  const raw = o.frames as FrameIndexEntry[];
+  const frames: FrameIndexEntry[] = new Array(raw.length);
+  let line = 0;
+  let offset = 0;
+  for (let k = 0; k < raw.length; k++) {
+    const f = frameEntry(raw[k], line, offset);
+    if (f === null) throw invalid(path, `frame index entry at line ${line} is inconsistent`);
+    frames[k] = f;
+    line += f.lines;
+    offset += f.originalBytes;
+  }
+  if (line !== o.lines || offset !== o.originalBytes) throw invalid(path, "frames do not add up to lines/originalBytes");
+  m.lines = o.lines;
+  m.endsWithNewline = o.endsWithNewline !== false;
+  m.frames = frames;
+  m.framing = o.framing === "one-frame" ? "one-frame" : "seekable";
+  if (m.framing === "one-frame" && frames.some((f) => f.pointerBytes === undefined)) throw invalid(path, "a one-frame index needs every frame's pointerBytes");
 }
 
 /** Read `layout.manifest` (or another path): MANIFEST_INVALID when absent or malformed, NOT_A_REGULAR_FILE. */
