@@ -67,6 +67,9 @@ export async function verifyDiet(
   };
 }
 
+/** Compared original chunks kept for reuse (each 4 MiB). */
+const SPARE_CHUNKS = 4;
+
 /**
  * The compatible diet's verification in step with its writing (format §5.1: verified from disk
  * before it is published), instead of a second pass over the finished temps: every byte the
@@ -81,9 +84,6 @@ export async function verifyDiet(
  * failure is the stable code of the check (ZSTD_CORRUPT, CAS_CORRUPT, MANIFEST_MISMATCH, …),
  * wrapped by the diet.
  */
-/** Compared original chunks kept for reuse (each 4 MiB). */
-const SPARE_CHUNKS = 4;
-
 export class StepVerifier {
   private readonly follower: OneFrameFollower;
   private readonly src: DietedSource;

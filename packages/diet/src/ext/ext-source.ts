@@ -178,7 +178,6 @@ export class ExtSource {
         this.frameCache[k] = fr;
         this.cachedFrames.push(k);
         this.frameCacheBytes += fr.raw.length;
-        this.frameUsed[k] = ++this.useClock;
         this.evictFrames(k);
       }
       this.frameUsed[k] = ++this.useClock;
