@@ -4,10 +4,10 @@
  * it in worker threads, readers and restore in whatever thread reads.
  *
  * A line is encoded only when it is valid UTF-8, parses as a JSON object and
- * `JSON.stringify(JSON.parse(line)) === line` (the invertibility proof: the encoder's walk is that
- * serialisation, hole by hole); every other line (blank, corrupt, non-canonical such as `1e5`,
- * `-0`, `1.0`, duplicate keys, escapes like `\/`, the unterminated final fragment) is stored
- * verbatim, byte for byte.
+ * `JSON.stringify(JSON.parse(line)) === line`, which the encoder's walk proves token by token
+ * against the line as it goes (`Encoder.event`); every other line (blank, corrupt, non-canonical
+ * such as `1e5`, `-0`, `1.0`, duplicate keys, escapes like `\/`, the unterminated final fragment)
+ * is stored verbatim, byte for byte.
  */
 import {
   BLOCK_MAGIC, FIRST_COLUMN_STREAM, HOLE, PIECE_MIN_CHARS, SNAPSHOT_LINES, SNAPSHOT_STREAMS, STREAM, TEXT_MIN_CHARS,
@@ -61,6 +61,16 @@ function keyLit(k: string): string {
   return v;
 }
 
+const typeLits = new Map<string, string>();
+function typeLit(t: string): string {
+  let v = typeLits.get(t);
+  if (v === undefined) {
+    v = JSON.stringify(t);
+    if (typeLits.size < 100_000) typeLits.set(t, v);
+  }
+  return v;
+}
+
 class Encoder {
   readonly streams: string[][] = [[], [], [], [], [], [], [], [], []];
   readonly verbatim: Buffer[] = [];
@@ -76,163 +86,227 @@ class Encoder {
   tpl = "";
   lineCols: number[] = [];
   type = "";
-  /** The line (proven canonical) and the walk's position in it: where the next token starts. */
+  /** The line being proven and walked, and the walk's position in it: where the next token starts. */
   line = "";
   pos = 0;
+  /** The first `\` of the line at or after `bsFrom` (-1: none), found once and reused (one scan per line). */
+  bs = -1;
+  bsFrom = 0;
+  /** The nodes whose column this line's walk created, and which (undone when the line stays verbatim). */
+  created: PathNode[] = [];
+  createdKind: ("s" | "n")[] = [];
 
-  newCol(name: string): number {
+  newCol(name: string, at: PathNode, kind: "s" | "n"): number {
+    const c = this.cols.length;
     this.cols.push(name);
     this.colValues.push([]);
-    return this.cols.length - 1;
+    this.created.push(at);
+    this.createdKind.push(kind);
+    at[kind] = c;
+    return c;
+  }
+
+  /** Does the line hold `lit` at the cursor? Then the cursor moves past it. */
+  lit(lit: string): boolean {
+    if (!this.line.startsWith(lit, this.pos)) return false;
+    this.pos += lit.length;
+    this.tpl += lit;
+    return true;
+  }
+
+  /** Does the line hold the one character `c` at the cursor? */
+  ch(c: number, s: string): boolean {
+    if (this.line.charCodeAt(this.pos) !== c) return false;
+    this.pos++;
+    this.tpl += s;
+    return true;
+  }
+
+  /** The line's next `\` at or after `from` (-1: none). */
+  backslash(from: number): number {
+    if (from < this.bsFrom || (this.bs >= 0 && this.bs < from)) {
+      this.bs = this.line.indexOf("\\", from);
+      this.bsFrom = from;
+    }
+    return this.bs;
   }
 
   /**
-   * The escaped content of string `x`, which starts (its `"`) at the cursor, and the cursor moved
-   * past it. The line is `JSON.stringify` of its value, so the content is the line's bytes up to
-   * the closing quote: `x` itself when the quote is right after `x.length` characters (an escape
-   * only lengthens, and a `"` inside escaped content always follows a `\`), else the line's
-   * slice up to the first `"` after an even run of backslashes. (It was `JSON.stringify(x)` of
-   * every string that needed escaping: a second copy of every body.)
+   * The escaped content of the string token at the cursor, whose parsed value is `x`, when that
+   * token is the one `JSON.stringify(x)` writes (null otherwise); the cursor moves past it. The
+   * token ends at the first `"` not escaped (after an even run of backslashes). Without a `\`
+   * in it, its content is `x` itself (checked by its length); with one, every escape must be
+   * one `JSON.stringify` writes: `\"` `\\` `\b` `\f` `\n` `\r` `\t`, `\u00xx` (lowercase) for
+   * the other control characters and `\udxxx` (lowercase) for a lone surrogate. That the decoded
+   * content is `x` follows from the whole line's check (see `event`).
    */
-  content(x: string): string {
+  string(x: string): string | null {
     const s = this.line;
     const open = this.pos;
-    let close = open + 1 + x.length;
-    let content = x;
-    if (s.charCodeAt(close) !== 0x22 || s.charCodeAt(close - 1) === 0x5c) {
-      close = closingQuote(s, close);
-      content = s.slice(open + 1, close);
+    if (s.charCodeAt(open) !== 0x22) return null;
+    let close = s.indexOf('"', open + 1);
+    if (close < 0) return null;
+    const b = this.backslash(open + 1);
+    if (b < 0 || b > close) {
+      if (close - open - 1 !== x.length) return null;
+      this.pos = close + 1;
+      return x;
     }
+    close = closingQuote(s, close);
+    if (close < 0 || !canonicalEscapes(s, b, close)) return null;
     this.pos = close + 1;
-    return content;
+    return s.slice(open + 1, close);
   }
 
-  str(x: string, at: PathNode): void {
-    const content = this.content(x);
+  str(x: string, at: PathNode): boolean {
+    const content = this.string(x);
+    if (content === null) return false;
     if (content.length >= TEXT_MIN_CHARS) {
       this.texts.push(content);
       this.tpl += HOLE.TEXT;
-      return;
+      return true;
     }
-    if (at.s < 0) at.s = this.newCol(`s${this.type}\u0000${at.path}`);
-    this.colValues[at.s].push(content);
-    this.lineCols.push(at.s);
+    const c = at.s >= 0 ? at.s : this.newCol(`s${this.type}\u0000${at.path}`, at, "s");
+    this.colValues[c].push(content);
+    this.lineCols.push(c);
     this.tpl += HOLE.STRING;
+    return true;
   }
 
-  walk(x: unknown, at: PathNode): void {
+  walk(x: unknown, at: PathNode): boolean {
     if (typeof x === "string") return this.str(x, at);
     if (typeof x === "number") {
-      if (at.n < 0) at.n = this.newCol(`n${this.type}\u0000${at.path}`);
       const t = String(x);
-      this.colValues[at.n].push(t);
-      this.lineCols.push(at.n);
+      if (!this.line.startsWith(t, this.pos)) return false;
+      this.pos += t.length;
+      const c = at.n >= 0 ? at.n : this.newCol(`n${this.type}\u0000${at.path}`, at, "n");
+      this.colValues[c].push(t);
+      this.lineCols.push(c);
       this.tpl += HOLE.NUMBER;
-      this.pos += t.length;
-      return;
+      return true;
     }
-    if (x === null || typeof x === "boolean") {
-      const t = String(x);
-      this.tpl += t;
-      this.pos += t.length;
-      return;
-    }
+    if (x === null) return this.lit("null");
+    if (typeof x === "boolean") return this.lit(x ? "true" : "false");
     if (Array.isArray(x)) {
-      this.tpl += "[";
-      this.pos++;
+      if (!this.ch(0x5b, "[")) return false;
       const items = (at.items ??= node(`${at.path}[]`));
       for (let i = 0; i < x.length; i++) {
-        if (i > 0) {
-          this.tpl += ",";
-          this.pos++;
-        }
-        this.walk(x[i], items);
+        if (i > 0 && !this.ch(0x2c, ",")) return false;
+        if (!this.walk(x[i], items)) return false;
       }
-      this.tpl += "]";
-      this.pos++;
-      return;
+      return this.ch(0x5d, "]");
     }
-    this.object(x as Record<string, unknown>, at);
+    return this.object(x as Record<string, unknown>, at);
   }
 
-  object(o: Record<string, unknown>, at: PathNode): void {
-    this.tpl += "{";
-    this.pos++;
+  object(o: Record<string, unknown>, at: PathNode): boolean {
+    if (!this.ch(0x7b, "{")) return false;
     let first = true;
     for (const k in o) {
-      if (!first) {
-        this.tpl += ",";
-        this.pos++;
-      }
+      if (!first && !this.ch(0x2c, ",")) return false;
       first = false;
-      const lit = keyLit(k);
-      this.tpl += lit;
-      this.pos += lit.length;
+      if (!this.lit(keyLit(k))) return false;
       let kid = at.kids.get(k);
       if (kid === undefined) {
         kid = node(`${at.path}.${k}`);
         at.kids.set(k, kid);
       }
-      this.walk(o[k], kid);
+      if (!this.walk(o[k], kid)) return false;
     }
-    this.tpl += "}";
-    this.pos++;
+    return this.ch(0x7d, "}");
   }
 
-  /** Encode one canonical event object, `line` its serialisation (top level: typed id and timestamp, type in the template). */
+  /**
+   * Encode the event object `v` parsed from `line` when the walk proves that the template filled
+   * with the values is `line`, byte for byte (top level: typed id and timestamp, type in the
+   * template); 0 (and nothing changed) when it is not. The walk is the invertibility proof: it
+   * checks every token it would write against the line at the cursor (punctuation, key literals,
+   * `String(n)` for numbers, literals, each string token's span and escapes) and that it ends at
+   * the line's end. The line parsed, so it is a sequence of JSON tokens; each check matches one
+   * whole token of it (a number or literal is followed by `,` `}` or `]`, which no number or
+   * literal contains), so the line has exactly the walk's tokens: the same structure and keys,
+   * hence no duplicate keys, so each of its string tokens parsed to the value the walk took for
+   * it, written with `JSON.stringify`'s escapes, i.e. the walk's token. (It was `JSON.stringify(v)
+   * === line` before the walk: a second serialisation of every line.)
+   */
   event(v: Record<string, unknown>, line: string): number {
     this.line = line;
-    this.pos = 1;
-    this.tpl = "{";
-    this.lineCols = [];
+    this.pos = 0;
+    this.bs = -1;
+    this.bsFrom = line.length + 1;
+    this.tpl = "";
+    this.lineCols.length = 0;
+    this.created.length = 0;
+    this.createdKind.length = 0;
+    const ids = this.streams[STREAM.ID_MS].length;
+    const tss = this.streams[STREAM.TS].length;
+    const texts = this.texts.length;
+    const prevTime = this.prevTime;
+    let ok = false;
+    try {
+      ok = this.top(v);
+    } catch (e) {
+      // Nesting deeper than the stack: the line stays verbatim.
+      if (!(e instanceof RangeError)) throw e;
+    }
+    if (ok && this.pos === line.length) {
+      let s = this.shapes.get(this.tpl);
+      if (s === undefined) {
+        s = this.shapes.size + 1;
+        this.shapes.set(this.tpl, s);
+        this.shapeCols.push(this.lineCols);
+        this.lineCols = [];
+      }
+      return s;
+    }
+    // Not proven: undo the walk's values and columns.
+    for (const c of this.lineCols) this.colValues[c].pop();
+    for (let k = 0; k < this.created.length; k++) this.created[k][this.createdKind[k]] = -1;
+    this.cols.length -= this.created.length;
+    this.colValues.length = this.cols.length;
+    this.streams[STREAM.ID_MS].length = ids;
+    this.streams[STREAM.ID_RAND].length = ids;
+    this.streams[STREAM.TS].length = tss;
+    this.texts.length = texts;
+    this.prevTime = prevTime;
+    return 0;
+  }
+
+  private top(v: Record<string, unknown>): boolean {
     this.type = typeof v.type === "string" ? v.type : "";
     let root = this.roots.get(this.type);
     if (root === undefined) {
       root = node("");
       this.roots.set(this.type, root);
     }
+    if (!this.ch(0x7b, "{")) return false;
     let first = true;
     for (const k in v) {
-      if (!first) {
-        this.tpl += ",";
-        this.pos++;
-      }
+      if (!first && !this.ch(0x2c, ",")) return false;
       first = false;
-      const lit = keyLit(k);
-      this.tpl += lit;
-      this.pos += lit.length;
+      if (!this.lit(keyLit(k))) return false;
       const x = v[k];
-      if (k === "id" && typeof x === "string" && this.id(x)) {
-        this.pos += x.length + 2;
-        continue;
-      }
-      if (k === "timestamp" && typeof x === "string" && this.timestamp(x)) {
-        this.pos += x.length + 2;
-        continue;
-      }
-      if (k === "type" && typeof x === "string") {
-        const t = JSON.stringify(x);
-        this.tpl += t;
-        this.pos += t.length;
-        continue;
+      if (typeof x === "string" && (k === "id" || k === "timestamp" || k === "type")) {
+        // Ids, timestamps and types as they are typed below need no escape: their token is `"x"`.
+        const t = this.pos;
+        if (k === "type") {
+          if (!this.lit(typeLit(x))) return false;
+          continue;
+        }
+        const quoted = this.line.charCodeAt(t) === 0x22 && this.line.startsWith(x, t + 1) && this.line.charCodeAt(t + 1 + x.length) === 0x22;
+        if (quoted && (k === "id" ? this.id(x) : this.timestamp(x))) {
+          this.pos = t + x.length + 2;
+          continue;
+        }
       }
       let kid = root.kids.get(k);
       if (kid === undefined) {
         kid = node(`.${k}`);
         root.kids.set(k, kid);
       }
-      this.walk(x, kid);
+      if (!this.walk(x, kid)) return false;
     }
-    this.tpl += "}";
-    this.pos++;
-    if (this.pos !== line.length) throw new Error(`encoder: the walk ended at ${this.pos} of a ${line.length}-character line`);
-    let s = this.shapes.get(this.tpl);
-    if (s === undefined) {
-      s = this.shapes.size + 1;
-      this.shapes.set(this.tpl, s);
-      this.shapeCols.push(this.lineCols);
-    }
-    return s;
+    return this.ch(0x7d, "}");
   }
 
   id(x: string): boolean {
@@ -282,7 +356,52 @@ function closingQuote(s: string, from: number): number {
     while (s.charCodeAt(k) === 0x5c) k--;
     if (((q - 1 - k) & 1) === 0) return q;
   }
-  throw new Error("encoder: a string without its closing quote");
+  return -1;
+}
+
+/** The 4 hex digits at `at` as `JSON.stringify` writes them (lowercase), or -1. */
+function lowerHex4(s: string, at: number): number {
+  let v = 0;
+  for (let i = at; i < at + 4; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x30 && c <= 0x39) v = v * 16 + c - 0x30;
+    else if (c >= 0x61 && c <= 0x66) v = v * 16 + c - 0x57;
+    else return -1;
+  }
+  return v;
+}
+
+/**
+ * Are all escapes of the string content `s[from, to)` (from: its first `\`) the ones
+ * `JSON.stringify` writes? The short ones for `"` `\\` and \b \f \n \r \t; `\u00xx` (lowercase)
+ * for the other characters below U+0020; `\udxxx` (lowercase) for a surrogate only when it is
+ * lone: a high one not followed by an escaped low one (the line is well-formed UTF-16 decoded
+ * from UTF-8, so no raw character is a lone surrogate; and a low escape right after a high
+ * escape was refused at the high one). Any other escape (`\/`, `\u0041`, `\u000a`, uppercase
+ * hex, an escaped pair) is one `JSON.stringify` would not write. Unescaped characters are always
+ * written as they are: the line parsed, so it holds no raw control character, `"` or `\`.
+ */
+function canonicalEscapes(s: string, from: number, to: number): boolean {
+  for (let i = from; i >= 0 && i < to; i = s.indexOf("\\", i)) {
+    const c = s.charCodeAt(i + 1);
+    if (c === 0x6e || c === 0x22 || c === 0x5c || c === 0x74 || c === 0x72 || c === 0x62 || c === 0x66) {
+      i += 2;
+      continue;
+    }
+    if (c !== 0x75) return false;
+    const v = lowerHex4(s, i + 2);
+    if (v < 0) return false;
+    if (v < 0x20) {
+      if (v === 0x08 || v === 0x09 || v === 0x0a || v === 0x0c || v === 0x0d) return false;
+    } else if (v >= 0xd800 && v <= 0xdbff) {
+      if (s.charCodeAt(i + 6) === 0x5c && s.charCodeAt(i + 7) === 0x75) {
+        const w = Number.parseInt(s.slice(i + 8, i + 12), 16);
+        if (w >= 0xdc00 && w <= 0xdfff) return false;
+      }
+    } else if (v < 0xdc00 || v > 0xdfff) return false;
+    i += 6;
+  }
+  return true;
 }
 
 /** Values joined with a `\n` after each (an empty list is an empty stream). */
@@ -353,10 +472,9 @@ export function encodeColumns(input: Buffer, level: number): ColumnBlock {
       }
       if (parsed && terminated) events++;
       if (parsed && terminated && typeof v === "object" && v !== null && !Array.isArray(v)
-        && (!s.includes("\uFFFD") || input.subarray(pos, end).equals(Buffer.from(s, "utf8")))
-        && JSON.stringify(v) === s) {
+        && (!s.includes("\uFFFD") || input.subarray(pos, end).equals(Buffer.from(s, "utf8")))) {
         shape = e.event(v as Record<string, unknown>, s);
-        encoded++;
+        if (shape > 0) encoded++;
       }
     }
     if (shape === 0) {

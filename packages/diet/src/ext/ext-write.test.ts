@@ -1,8 +1,9 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { prng } from "@hankweave-journal/journal/testing";
 import { Pack } from "./ext-write.js";
-import { longPieces } from "./block-codec.js";
-import { PIECE_MIN_CHARS } from "./format.js";
+import { decodeBlockRange, encodeColumns, longPieces, sealBlock, textStreams, unpackRecord } from "./block-codec.js";
+import { FORMAT_VERSION, PIECE_MIN_CHARS, STREAM } from "./format.js";
 
 /** The pack's id assignment as it was written with string keys (before pieces came as bytes with hashes). */
 function referenceIds(pieces: string[], window: number, frameTarget: number): { ids: number[]; frames: string[] } {
@@ -98,5 +99,156 @@ describe("a block's long pieces, found in its texts' bytes", () => {
     // Pieces of exactly 15 units in more than 15 bytes stay inline; of 16 units, long.
     const edge = longPieces([`${"é".repeat(15)}\\n${"é".repeat(16)}\\n${"😀".repeat(8)}`], 1);
     expect([...edge.ends].map((e, k) => edge.bytes.toString("utf8", edge.starts[k], e))).toEqual(["é".repeat(16), "😀".repeat(8)]);
+  });
+});
+
+// The walk is the invertibility proof (block-codec.ts, `Encoder.event`): a line gets a shape
+// exactly when `JSON.stringify(JSON.parse(line)) === line` (the proof it replaced, the oracle
+// here), and the block decodes to its bytes. The lines come from a serialiser that, token by
+// token, may write what JSON.parse reads the same (or not) but JSON.stringify would not write:
+// whitespace, other escapes (`\/`, `\u0041`, `\u000a`, uppercase hex, escaped surrogate pairs,
+// `\u2028`), other number forms (`-0`, `1.0`, `1E2`, `1e21`), duplicate keys, `__proto__`, and
+// integer-like keys out of order.
+
+type J = null | boolean | number | string | J[] | { k: string; v: J }[];
+
+const CHARS = ["a", "Z", "0", " ", "/", '"', "\\", "\n", "\t", "\r", "\b", "\f", "\u0000", "\u001f", "\u007f", "é", "—",
+  "\u2028", "\u2029", "😀", "\ud800", "\udbff", "\udc00", "\udfff", "n", "u", "\ufffd"];
+const strArb = fc.array(fc.constantFrom(...CHARS), { maxLength: 12 }).map((a) => a.join(""));
+const longStrArb = fc.array(fc.constantFrom(...CHARS, "abc ", "line\n"), { minLength: 8, maxLength: 40 }).map((a) => a.join(""));
+const keyArb = fc.oneof(strArb, fc.constantFrom("__proto__", "1", "10", "2", "id", "type", "a", "a"));
+const numArb = fc.oneof(fc.constantFrom(0, -0, 1, -1, 0.1, 1e21, 1e-7, 123456789012345680000, 2 ** 53 + 2, 1.5, -2.5e-300), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }));
+const valueArb: fc.Arbitrary<J> = fc.letrec<{ v: J }>((tie) => ({
+  v: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    fc.constant(null), fc.boolean(), numArb, strArb, longStrArb,
+    fc.array(tie("v"), { maxLength: 4 }),
+    fc.array(fc.record({ k: keyArb, v: tie("v") }), { maxLength: 4 }),
+  ),
+})).v;
+
+/**
+ * A random way of writing a JSON value: each token as JSON.stringify writes it, except decision
+ * point `oddAt` (counted from 0) and, with probability `p`, any other: another way.
+ */
+function serialise(x: J, rnd: () => number, oddAt: number, p: number): string {
+  let n = 0;
+  const odd = () => n++ === oddAt || rnd() < p;
+  const ws = () => (odd() ? [" ", "\t", "\r"][Math.floor(rnd() * 3)] : "");
+  const pick = <T>(a: T[]) => a[Math.floor(rnd() * a.length)];
+  const hex = (c: number) => c.toString(16).padStart(4, "0");
+  const str = (s: string): string => {
+    let out = "";
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      const canon = JSON.stringify(s[i]).slice(1, -1);
+      const pair = c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && s.charCodeAt(i + 1) >= 0xdc00 && s.charCodeAt(i + 1) <= 0xdfff;
+      if (pair) {
+        const d = s.charCodeAt(i + 1);
+        out += odd() ? pick([`\\u${hex(c)}\\u${hex(d)}`, `\\u${hex(c).toUpperCase()}\\u${hex(d)}`, `${s[i]}\\u${hex(d)}`]) : s[i] + s[i + 1];
+        i++;
+        continue;
+      }
+      if (!odd()) out += canon;
+      else out += pick([`\\u${hex(c)}`, `\\u${hex(c).toUpperCase()}`, s[i] === "/" ? "\\/" : `\\u${hex(c)}`]);
+    }
+    return `"${out}"`;
+  };
+  const num = (v: number): string => {
+    const t = String(v);
+    if (!odd()) return t;
+    return pick([Object.is(v, -0) ? "-0" : `${t}.0`, v.toExponential().replace("e+", "e"), t.replace("e+", "e"), t.replace("e", "E"), `${t}e0`, `${t}0`]);
+  };
+  const go = (v: J): string => {
+    let out: string;
+    if (v === null) out = "null";
+    else if (typeof v === "boolean") out = String(v);
+    else if (typeof v === "number") out = num(v);
+    else if (typeof v === "string") out = str(v);
+    else if (v.length > 0 && typeof v[0] === "object" && v[0] !== null && !Array.isArray(v[0]) && "k" in v[0]) {
+      const entries = v as { k: string; v: J }[];
+      out = `{${ws()}${entries.map((e) => `${str(e.k)}${ws()}:${ws()}${go(e.v)}`).join(`${ws()},${ws()}`)}${ws()}}`;
+    } else out = `[${ws()}${(v as J[]).map(go).join(`${ws()},${ws()}`)}${ws()}]`;
+    return `${ws()}${out}${ws()}`;
+  };
+  return go(x);
+}
+
+const t0 = Date.UTC(2026, 0, 2);
+const eventArb = fc.record({
+  body: fc.array(fc.record({ k: keyArb, v: valueArb }), { maxLength: 5 }),
+  id: fc.oneof(fc.constant(undefined), fc.integer({ min: 0, max: 1e6 }).map((d) => `${t0 + d}-${d.toString(36)}`), strArb),
+  ts: fc.oneof(fc.constant(undefined), fc.integer({ min: 0, max: 1e6 }).map((d) => new Date(t0 + d).toISOString()), strArb),
+  type: fc.oneof(fc.constant(undefined), fc.constantFrom("a", "tool.result", 'q"t', "é")),
+  oddAt: fc.nat({ max: 60 }),
+  p: fc.constantFrom(0, 0, 0, 0.05),
+  seed: fc.integer(),
+});
+
+function hostileLine(e: fc.ArbitraryValue<typeof eventArb>): string {
+  const top: { k: string; v: J }[] = [];
+  if (e.id !== undefined) top.push({ k: "id", v: e.id });
+  if (e.ts !== undefined) top.push({ k: "timestamp", v: e.ts });
+  if (e.type !== undefined) top.push({ k: "type", v: e.type });
+  top.push(...e.body);
+  let s = e.seed;
+  const rnd = () => ((s = (Math.imul(s, 1103515245) + 12345) | 0) >>> 8) / 0x1000000;
+  return serialise(top.length > 0 ? top : [{ k: "x", v: 1 }], rnd, e.oddAt, e.p);
+}
+
+/** The proof the walk replaced. */
+function oracle(line: Buffer): boolean {
+  const s = line.toString("utf8");
+  if (!Buffer.from(s, "utf8").equals(line)) return false;
+  try {
+    const v: unknown = JSON.parse(s);
+    return typeof v === "object" && v !== null && !Array.isArray(v) && JSON.stringify(v) === s;
+  } catch {
+    return false;
+  }
+}
+
+/** Encode `lines` as one block: each gets a shape exactly when the oracle says so, and the block decodes to its bytes. */
+function checkBlock(lines: Buffer[]): void {
+  const input = Buffer.concat(lines.flatMap((l) => [l, Buffer.from("\n")]));
+  const c = encodeColumns(input, 1);
+  const pieces: Buffer[] = [];
+  const record = sealBlock(c, textStreams(c.texts, { idOf: (p) => pieces.push(Buffer.from(p, "utf8")) - 1 }, c.snapTexts), 1);
+  const rows = unpackRecord(record)[STREAM.ROWS]?.toString("utf8").split("\n") ?? [];
+  lines.forEach((l, i) => {
+    expect(rows[i] !== "0", `line ${i}: ${JSON.stringify(l.toString("utf8"))}`).toBe(oracle(l));
+  });
+  expect(c.encodedLines).toBe(lines.filter(oracle).length);
+  const d = decodeBlockRange(record, { lines: lines.length, originalBytes: input.length, lastUnterminated: false, version: FORMAT_VERSION }, (id) => ({ buf: pieces[id], start: 0, end: pieces[id].length }));
+  expect(Buffer.from(d.data.subarray(0, input.length)).equals(input)).toBe(true);
+}
+
+/** Lines JSON.parse reads as it reads a canonical one (or nearly), each next to its canonical form. */
+const FIXED = [
+  String.raw`{"a":"/"}`, String.raw`{"a":"\/"}`, String.raw`{"a":"x\/y\n"}`, String.raw`{"a":"\u0041"}`, String.raw`{"a":"\u000a"}`, String.raw`{"a":"\n"}`,
+  String.raw`{"a":"\u001f"}`, String.raw`{"a":"\u001F"}`, String.raw`{"a":"\ud800"}`, String.raw`{"a":"\uD800"}`, String.raw`{"a":"\ud83d\ude00"}`, `{"a":"😀"}`,
+  String.raw`{"a":"😀\ude00"}`, String.raw`{"a":"\ud800\ud800x"}`, String.raw`{"a":"\udc00\ud800"}`, `{"a":"\u2028"}`, String.raw`{"a":"\u2028"}`, String.raw`{"a":"\\\""}`,
+  String.raw`{"a":"\\u0041"}`, String.raw`{"id":"1-\u0061"}`, `{"id":"1-a"}`, `{"id":"1-a","timestamp":"1970-01-01T00:00:00.001Z"}`,
+  String.raw`{"id":"1-a","timestamp":"1970-01-01T00:00:00.00\u0031Z"}`, String.raw`{"t\u0079pe":"a"}`, String.raw`{"type":"\u0061"}`,
+  `{"a":-0}`, `{"a":0}`, `{"a":1e21}`, `{"a":1e+21}`, `{"a":1E+21}`, `{"a":1.0}`, `{"a":1E2}`, `{"a":100}`, `{"a":12345678901234567890}`, `{"a":12345678901234567000}`,
+  `{"a":1e400}`, `{"a":1,"a":2}`, `{"a":"xy","a":"zw"}`, `{"a":"x","b":1,"a":"yyyyy"}`, `{"__proto__":1}`, `{"__proto__":{"__proto__":[]}}`,
+  `{"b":1,"1":2}`, `{"1":2,"b":1}`, `{"2":1,"10":2}`, `{"a":1 }`, `{ "a":1}`, `{"a" :1}`, `{"a":1}\t`, `{"a":[1 ,2]}`, `{"a":[1,2]}`,
+  // A column made by a line that then stays verbatim (1.0), then lines that use the same path.
+  `{"type":"z","n":1,"m":1.0}`, `{"type":"z","n":2}`, `{"type":"z","m":3,"s":"x"}`, `{"type":"z","s":"\\u0041","n":4}`, `{"type":"z","s":"y","n":5}`,
+];
+
+describe("the walk as the invertibility proof", () => {
+  it("fixed near-canonical lines: a shape exactly when JSON.stringify(JSON.parse(line)) is the line, byte for byte", () => {
+    checkBlock(FIXED.map((l) => Buffer.from(l, "utf8")));
+  });
+
+  it("gives a line a shape exactly when JSON.stringify(JSON.parse(line)) is the line, and the block decodes to its bytes", () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof({ weight: 8, arbitrary: eventArb.map(hostileLine) }, { weight: 1, arbitrary: fc.constantFrom("", "{", "[1]", "{}", '{"a":1}x', "\u00ff\u00fe") }), { minLength: 1, maxLength: 30 }), (ls) => {
+        // A few lines as raw bytes that are not UTF-8 (a lone surrogate encoded, a stray continuation byte).
+        checkBlock(ls.map((l) => (l === "\u00ff\u00fe" ? Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xed, 0xa0, 0x80, 0x22, 0x7d]) : Buffer.from(l, "utf8"))));
+      }),
+      { numRuns: 300 },
+    );
   });
 });
