@@ -185,7 +185,7 @@ const eventArb = fc.record({
   seed: fc.integer(),
 });
 
-function hostileLine(e: fc.ArbitraryValue<typeof eventArb>): string {
+function hostileLine(e: typeof eventArb extends fc.Arbitrary<infer T> ? T : never): string {
   const top: { k: string; v: J }[] = [];
   if (e.id !== undefined) top.push({ k: "id", v: e.id });
   if (e.ts !== undefined) top.push({ k: "timestamp", v: e.ts });
