@@ -20,8 +20,11 @@ export interface ColumnBlock {
   /** Compressed streams by index (TEXT and TEXTN are empty placeholders, filled by `sealBlock`). */
   streams: Buffer[];
   rawSizes: number[];
-  /** Escaped contents of the block's text values, in hole order. */
-  texts: string[];
+  /** Escaped contents of the block's text values, in hole order, as UTF-8: value k is textBytes[textEnds[k - 1], textEnds[k]). */
+  textBytes: Buffer;
+  textEnds: number[];
+  /** The same as strings (made when asked for: the writer works on the bytes). */
+  readonly texts: string[];
   lines: number;
   /**
    * Cursor snapshots at lines SNAPSHOT_LINES, 2·SNAPSHOT_LINES, …: per snapshot T, prevRef, then
@@ -80,7 +83,18 @@ class Encoder {
   readonly cols: string[] = [];
   readonly colValues: string[][] = [];
   readonly roots = new Map<string, PathNode>();
-  readonly texts: string[] = [];
+  /**
+   * The text values' escaped contents as UTF-8, one after the other (value k ends at
+   * textEnds[k]): copied from the block's bytes when the line is ASCII, else written from the
+   * string. (Kept as strings, every body survived the young generation twice.) A content is a
+   * slice of its line, so the block's size bounds them all.
+   */
+  readonly textBytes: Buffer;
+  textLen = 0;
+  readonly textEnds: number[] = [];
+  /** The line's first byte in the block, and whether its bytes are its characters (ASCII). */
+  lineAt = 0;
+  ascii = false;
   prevTime = 0;
   // Per line:
   tpl = "";
@@ -95,6 +109,10 @@ class Encoder {
   /** The nodes whose column this line's walk created, and which (undone when the line stays verbatim). */
   created: PathNode[] = [];
   createdKind: ("s" | "n")[] = [];
+
+  constructor(private readonly input: Buffer) {
+    this.textBytes = Buffer.allocUnsafeSlow(Math.max(1, input.length));
+  }
 
   newCol(name: string, at: PathNode, kind: "s" | "n"): number {
     const c = this.cols.length;
@@ -162,7 +180,14 @@ class Encoder {
     const content = this.string(x);
     if (content === null) return false;
     if (content.length >= TEXT_MIN_CHARS) {
-      this.texts.push(content);
+      if (this.ascii) {
+        // The content is line[pos - 1 - length, pos - 1): the same bytes in the block.
+        const from = this.lineAt + this.pos - 1 - content.length;
+        this.textLen += this.input.copy(this.textBytes, this.textLen, from, from + content.length);
+      } else {
+        this.textLen += this.textBytes.write(content, this.textLen, "utf8");
+      }
+      this.textEnds.push(this.textLen);
       this.tpl += HOLE.TEXT;
       return true;
     }
@@ -229,8 +254,10 @@ class Encoder {
    * it, written with `JSON.stringify`'s escapes, i.e. the walk's token. (It was `JSON.stringify(v)
    * === line` before the walk: a second serialisation of every line.)
    */
-  event(v: Record<string, unknown>, line: string): number {
+  event(v: Record<string, unknown>, line: string, lineAt = 0, ascii = false): number {
     this.line = line;
+    this.lineAt = lineAt;
+    this.ascii = ascii;
     this.pos = 0;
     this.bs = -1;
     this.bsFrom = line.length + 1;
@@ -240,7 +267,7 @@ class Encoder {
     this.createdKind.length = 0;
     const ids = this.streams[STREAM.ID_MS].length;
     const tss = this.streams[STREAM.TS].length;
-    const texts = this.texts.length;
+    const texts = this.textEnds.length;
     const prevTime = this.prevTime;
     let ok = false;
     try {
@@ -267,7 +294,8 @@ class Encoder {
     this.streams[STREAM.ID_MS].length = ids;
     this.streams[STREAM.ID_RAND].length = ids;
     this.streams[STREAM.TS].length = tss;
-    this.texts.length = texts;
+    this.textEnds.length = texts;
+    this.textLen = texts > 0 ? this.textEnds[texts - 1] : 0;
     this.prevTime = prevTime;
     return 0;
   }
@@ -421,7 +449,7 @@ function countLines(input: Buffer, endsWithNewline: boolean): number {
  * and that fragment stays verbatim): every stream but the text streams, compressed at `level`.
  */
 export function encodeColumns(input: Buffer, level: number): ColumnBlock {
-  const e = new Encoder();
+  const e = new Encoder(input);
   const endsWithNewline = input.length > 0 && input[input.length - 1] === 0x0a;
   const lines = countLines(input, endsWithNewline);
   const rows: string[] = new Array(lines);
@@ -450,7 +478,7 @@ export function encodeColumns(input: Buffer, level: number): ColumnBlock {
       snapIds.push(e.streams[STREAM.ID_MS].length);
       snapTs.push(e.streams[STREAM.TS].length);
       snapCols.push(e.colValues.map((v) => v.length));
-      snapTexts.push(e.texts.length);
+      snapTexts.push(e.textEnds.length);
     }
     const nl = input.indexOf(0x0a, pos);
     const end = nl < 0 ? input.length : nl;
@@ -473,7 +501,7 @@ export function encodeColumns(input: Buffer, level: number): ColumnBlock {
       if (parsed && terminated) events++;
       if (parsed && terminated && typeof v === "object" && v !== null && !Array.isArray(v)
         && (!s.includes("\uFFFD") || input.subarray(pos, end).equals(Buffer.from(s, "utf8")))) {
-        shape = e.event(v as Record<string, unknown>, s);
+        shape = e.event(v as Record<string, unknown>, s, pos, s.length === end - pos);
         if (shape > 0) encoded++;
       }
     }
@@ -508,7 +536,11 @@ export function encodeColumns(input: Buffer, level: number): ColumnBlock {
   return {
     streams: raw.map((r) => (r.length === 0 ? r : zstdCompress(r, level))),
     rawSizes: raw.map((r) => r.length),
-    texts: e.texts,
+    textBytes: e.textBytes.subarray(0, e.textLen),
+    textEnds: e.textEnds,
+    get texts() {
+      return this.textEnds.map((to, k) => this.textBytes.toString("utf8", k > 0 ? this.textEnds[k - 1] : 0, to));
+    },
     lines,
     snaps,
     snapTexts,
@@ -601,17 +633,30 @@ function utf16Units(b: Uint8Array, from: number, to: number): number {
 export function longPieces(texts: string[], seed: number): LongPieces {
   let chars = 0;
   for (const t of texts) chars += t.length;
-  // At most 3 UTF-8 bytes per UTF-16 unit (untouched pages cost nothing); not from Buffer's
-  // shared pool: the bytes are transferred to the writing thread.
+  // At most 3 UTF-8 bytes per UTF-16 unit (untouched pages cost nothing).
   const bytes = chars === 0 ? Buffer.alloc(0) : Buffer.allocUnsafeSlow(3 * chars);
+  const ends: number[] = [];
+  let at = 0;
+  for (const t of texts) ends.push((at += bytes.write(t, at, "utf8")));
+  return longPiecesOf(bytes.subarray(0, at), ends, seed);
+}
+
+/**
+ * `longPieces` of the text values `bytes[ends[k - 1], ends[k])` (a block's `textBytes` and
+ * `textEnds`); the result's bytes are a copy in their own ArrayBuffer (not Buffer's shared pool:
+ * they are transferred to the writing thread, the block keeps its own).
+ */
+export function longPiecesOf(src: Buffer, valueEnds: ArrayLike<number>, seed: number): LongPieces {
+  const bytes = src.length === 0 ? Buffer.alloc(0) : Buffer.allocUnsafeSlow(src.length);
+  src.copy(bytes);
   let cap = 1024;
   let starts = new Uint32Array(cap);
   let ends = new Uint32Array(cap);
   let hashes = new Int32Array(cap);
   let n = 0;
   let at = 0;
-  for (const t of texts) {
-    const end = at + bytes.write(t, at, "utf8");
+  for (let v = 0; v < valueEnds.length; v++) {
+    const end = valueEnds[v];
     let from = at;
     let h = seed | 0;
     let wide = 0;
@@ -645,8 +690,97 @@ export function longPieces(texts: string[], seed: number): LongPieces {
     }
     at = end;
   }
-  return { bytes: bytes.subarray(0, at), starts: starts.slice(0, n), ends: ends.slice(0, n), hashes: hashes.slice(0, n) };
+  return { bytes, starts: starts.slice(0, n), ends: ends.slice(0, n), hashes: hashes.slice(0, n) };
 }
+
+/** Is the piece `b[from, to)` (valid UTF-8) long: PIECE_MIN_CHARS or more UTF-16 units? */
+function isLong(b: Uint8Array, from: number, to: number): boolean {
+  const len = to - from;
+  if (len < PIECE_MIN_CHARS) return false;
+  if (len >= 3 * PIECE_MIN_CHARS) return true;
+  return utf16Units(b, from, to) >= PIECE_MIN_CHARS;
+}
+
+/** Write the decimal digits of the integer `n` at `at`; returns the position after them. */
+function writeInt(out: Buffer, at: number, n: number): number {
+  if (n < 0) {
+    out[at++] = 0x2d;
+    n = -n;
+  }
+  if (n < 10) {
+    out[at] = 0x30 + n;
+    return at + 1;
+  }
+  return at + out.write(String(n), at, "latin1");
+}
+
+let textScratch: Buffer | null = null;
+
+/**
+ * `textStreams` of the text values `bytes[ends[k - 1], ends[k])`, given the pack's ids of their
+ * long pieces in order: the same bytes, written straight from the text bytes (the pieces found
+ * with a native search for the two bytes `\` `n`, as `split("\\n")` finds them; a piece of 16
+ * to 47 bytes is measured in UTF-16 units, shorter ones are short and longer ones long).
+ */
+export function textStreamsOf(bytes: Buffer, valueEnds: ArrayLike<number>, ids: ArrayLike<number>, snapTexts: number[] = []): {
+  text: Buffer; textn: Buffer; refs: number; snapText: number[]; snapTextN: number[]; snapPrev: number[];
+} {
+  // Each piece: its bytes + 2 (short) or at most 12 bytes for a piece of 16 or more; separators are 2 bytes.
+  const bound = 2 * bytes.length + 2 * valueEnds.length + 16;
+  if (textScratch === null || textScratch.length < bound) textScratch = Buffer.allocUnsafeSlow(Math.max(bound, 1 << 20));
+  const out = textScratch;
+  const counts: string[] = new Array(valueEnds.length);
+  const snapText: number[] = [];
+  const snapTextN: number[] = [];
+  const snapPrev: number[] = [];
+  let o = 0;
+  let textnBytes = 0;
+  let prev = -1;
+  let k = 0;
+  let sj = 0;
+  let at = 0;
+  // The first separator at or after the last search's start (found once, reused: one search per separator, not per value).
+  let sep = -1;
+  for (let v = 0; v <= valueEnds.length; v++) {
+    while (sj < snapTexts.length && snapTexts[sj] === v) {
+      snapText.push(o);
+      snapTextN.push(textnBytes);
+      snapPrev.push(prev);
+      sj++;
+    }
+    if (v === valueEnds.length) break;
+    const end = valueEnds[v];
+    let pieces = 0;
+    for (let from = at; ; ) {
+      if (sep < from) {
+        sep = bytes.indexOf(SEPARATOR, from);
+        if (sep < 0) sep = bytes.length;
+      }
+      const to = sep < end - 1 ? sep : end;
+      pieces++;
+      if (isLong(bytes, from, to)) {
+        if (k >= ids.length) throw new Error(`textStreamsOf: ${ids.length} ids for more pieces`);
+        const id = ids[k++];
+        o = writeInt(out, o, id - prev - 1);
+        prev = id;
+      } else {
+        out[o++] = 0x27;
+        for (let i = from; i < to; i++) out[o++] = bytes[i];
+      }
+      out[o++] = 0x0a;
+      if (to >= end) break;
+      from = to + 2;
+    }
+    counts[v] = String(pieces);
+    textnBytes += counts[v].length + 1;
+    at = end;
+  }
+  if (k !== ids.length) throw new Error(`textStreamsOf: ${ids.length} ids for ${k} pieces`);
+  // TEXT is a view of this thread's scratch space: compressed by `sealBlock` before the next call.
+  return { text: out.subarray(0, o), textn: joined(counts), refs: k, snapText, snapTextN, snapPrev };
+}
+
+const SEPARATOR = Buffer.from("\\n");
 
 function grown<T extends Uint32Array | Int32Array>(a: T, cap: number): T {
   const b = new (a.constructor as new (n: number) => T)(cap);
@@ -654,12 +788,9 @@ function grown<T extends Uint32Array | Int32Array>(a: T, cap: number): T {
   return b;
 }
 
-/** `textStreams` and `sealBlock` with the pack's ids of the block's long pieces known (in order). */
-export function sealWithIds(c: ColumnBlock, ids: ArrayLike<number>, level: number, split?: string[][]): Buffer {
-  let k = 0;
-  const t = textStreams(c.texts, { idOf: () => ids[k++] }, c.snapTexts, split);
-  if (k !== ids.length) throw new Error(`sealWithIds: ${ids.length} ids for ${k} pieces`);
-  return sealBlock(c, t, level);
+/** The text streams and `sealBlock` with the pack's ids of the block's long pieces known (in order). */
+export function sealWithIds(c: ColumnBlock, ids: ArrayLike<number>, level: number): Buffer {
+  return sealBlock(c, textStreamsOf(c.textBytes, c.textEnds, ids, c.snapTexts), level);
 }
 
 /**

@@ -13,7 +13,7 @@
  */
 import type { Worker } from "node:worker_threads";
 import { startWorker } from "@hankweave-journal/cas";
-import { encodeColumns, longPieces, sealWithIds, type ColumnBlock, type LongPieces } from "./block-codec.js";
+import { encodeColumns, longPiecesOf, sealWithIds, type ColumnBlock, type LongPieces } from "./block-codec.js";
 import { zstdCompress } from "./zstd.js";
 
 /** What the writing thread learns of a block from its column pass. */
@@ -52,9 +52,9 @@ export function runColumnJob(m: ColumnJob, blocks: Map<number, HeldBlock>): { an
   if (m.op === "columns") {
     const input = Buffer.from(m.input.buffer, m.input.byteOffset, m.input.byteLength);
     const c = encodeColumns(input, m.level);
-    const pieces = longPieces(c.texts, m.seed);
+    const pieces = longPiecesOf(c.textBytes, c.textEnds, m.seed);
     blocks.set(m.id, { c });
-    const done: ColumnsDone = { job: m.id, pieces, lines: c.lines, events: c.events, encodedLines: c.encodedLines, values: c.texts.length };
+    const done: ColumnsDone = { job: m.id, pieces, lines: c.lines, events: c.events, encodedLines: c.encodedLines, values: c.textEnds.length };
     const transfer = pieces.bytes.length > 0 ? [pieces.bytes.buffer as ArrayBuffer, pieces.starts.buffer as ArrayBuffer, pieces.ends.buffer as ArrayBuffer, pieces.hashes.buffer as ArrayBuffer] : [];
     return { answer: { id: m.id, done }, transfer };
   }

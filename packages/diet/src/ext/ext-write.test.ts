@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { prng } from "@hankweave-journal/journal/testing";
 import { Pack } from "./ext-write.js";
-import { decodeBlockRange, encodeColumns, longPieces, sealBlock, textStreams, unpackRecord } from "./block-codec.js";
+import { decodeBlockRange, encodeColumns, longPieces, sealBlock, sealWithIds, textStreams, textStreamsOf, unpackRecord } from "./block-codec.js";
 import { FORMAT_VERSION, PIECE_MIN_CHARS, STREAM } from "./format.js";
 
 /** The pack's id assignment as it was written with string keys (before pieces came as bytes with hashes). */
@@ -96,6 +96,19 @@ describe("a block's long pieces, found in its texts' bytes", () => {
       if (h !== undefined) expect(got.hashes[k]).toBe(h);
       seen.set(want[k], got.hashes[k]);
     }
+    // The text streams written from the bytes are the ones written from the strings (ids repeat for repeated pieces).
+    const ids = want.map((p) => [...new Set(want)].indexOf(p));
+    let k = 0;
+    const snaps = [0, 3, 3, 250, 400];
+    const fromStrings = textStreams(texts, { idOf: () => ids[k++] }, snaps);
+    const ends: number[] = [];
+    const bytes = Buffer.from(texts.join(""), "utf8");
+    let at = 0;
+    for (const t of texts) ends.push((at += Buffer.byteLength(t)));
+    const fromBytes = textStreamsOf(bytes, ends, ids, snaps);
+    expect(Buffer.from(fromBytes.text).equals(fromStrings.text)).toBe(true);
+    expect(fromBytes.textn.equals(fromStrings.textn)).toBe(true);
+    expect([fromBytes.refs, fromBytes.snapText, fromBytes.snapTextN, fromBytes.snapPrev]).toEqual([fromStrings.refs, fromStrings.snapText, fromStrings.snapTextN, fromStrings.snapPrev]);
     // Pieces of exactly 15 units in more than 15 bytes stay inline; of 16 units, long.
     const edge = longPieces([`${"é".repeat(15)}\\n${"é".repeat(16)}\\n${"😀".repeat(8)}`], 1);
     expect([...edge.ends].map((e, k) => edge.bytes.toString("utf8", edge.starts[k], e))).toEqual(["é".repeat(16), "😀".repeat(8)]);
@@ -214,6 +227,8 @@ function checkBlock(lines: Buffer[]): void {
   const c = encodeColumns(input, 1);
   const pieces: Buffer[] = [];
   const record = sealBlock(c, textStreams(c.texts, { idOf: (p) => pieces.push(Buffer.from(p, "utf8")) - 1 }, c.snapTexts), 1);
+  // The writer's way (text streams from the block's bytes, the pack's ids given) makes the same record.
+  expect(sealWithIds(c, pieces.map((_, id) => id), 1).equals(record)).toBe(true);
   const rows = unpackRecord(record)[STREAM.ROWS]?.toString("utf8").split("\n") ?? [];
   lines.forEach((l, i) => {
     expect(rows[i] !== "0", `line ${i}: ${JSON.stringify(l.toString("utf8"))}`).toBe(oracle(l));
@@ -224,6 +239,9 @@ function checkBlock(lines: Buffer[]): void {
 }
 
 /** Lines JSON.parse reads as it reads a canonical one (or nearly), each next to its canonical form. */
+/** A line with a typed event around bytes that are not UTF-8 (a surrogate encoded), and a stray continuation byte. */
+const NOT_UTF8 = [Buffer.from([...Buffer.from('{"type":"t","a":"'), 0xed, 0xa0, 0x80, ...Buffer.from('"}')]), Buffer.from([...Buffer.from('{"type":"t","a":"'), 0x80, ...Buffer.from('x"}')])];
+
 const FIXED = [
   String.raw`{"a":"/"}`, String.raw`{"a":"\/"}`, String.raw`{"a":"x\/y\n"}`, String.raw`{"a":"\u0041"}`, String.raw`{"a":"\u000a"}`, String.raw`{"a":"\n"}`,
   String.raw`{"a":"\u001f"}`, String.raw`{"a":"\u001F"}`, String.raw`{"a":"\ud800"}`, String.raw`{"a":"\uD800"}`, String.raw`{"a":"\ud83d\ude00"}`, `{"a":"😀"}`,
@@ -233,13 +251,18 @@ const FIXED = [
   `{"a":-0}`, `{"a":0}`, `{"a":1e21}`, `{"a":1e+21}`, `{"a":1E+21}`, `{"a":1.0}`, `{"a":1E2}`, `{"a":100}`, `{"a":12345678901234567890}`, `{"a":12345678901234567000}`,
   `{"a":1e400}`, `{"a":1,"a":2}`, `{"a":"xy","a":"zw"}`, `{"a":"x","b":1,"a":"yyyyy"}`, `{"__proto__":1}`, `{"__proto__":{"__proto__":[]}}`,
   `{"b":1,"1":2}`, `{"1":2,"b":1}`, `{"2":1,"10":2}`, `{"a":1 }`, `{ "a":1}`, `{"a" :1}`, `{"a":1}\t`, `{"a":[1 ,2]}`, `{"a":[1,2]}`,
+  // Late or odd types, escaped, digit and duplicate keys in nested objects, raw control characters, bytes after the object.
+  `{"a":1,"type":"t"}`, `{"type":"t","k\\n":1}`, String.raw`{"type":"t","k\n":1}`, `{"type":"t","o":{"a":1,"a":1}}`, `{"type":"t","o":{"b":1,"1":2}}`,
+  `{"type":"t","o":{"1":2,"b":1}}`, `{"type":1,"a":2}`, `{"type":"t","type":"u"}`, String.raw`{"type":"q"t","a":1}`, `{"type":"t","a":"\u0001"}`,
+  `{"type":"t","a":"x\ty"}`, `{"type":"t","a":[],"b":{},"c":[{}],"d":-1.5e-7,"e":[true,false,null]}`,
+  `{"type":"t","o":{${Array.from({ length: 40 }, (_, k) => `"k${k}":${k}`).join(",")}}}`, `{"type":"t","o":{${Array.from({ length: 40 }, (_, k) => `"k${k % 39}":${k}`).join(",")}}}`,
   // A column made by a line that then stays verbatim (1.0), then lines that use the same path.
   `{"type":"z","n":1,"m":1.0}`, `{"type":"z","n":2}`, `{"type":"z","m":3,"s":"x"}`, `{"type":"z","s":"\\u0041","n":4}`, `{"type":"z","s":"y","n":5}`,
 ];
 
 describe("the walk as the invertibility proof", () => {
   it("fixed near-canonical lines: a shape exactly when JSON.stringify(JSON.parse(line)) is the line, byte for byte", () => {
-    checkBlock(FIXED.map((l) => Buffer.from(l, "utf8")));
+    checkBlock([...FIXED.map((l) => Buffer.from(l, "utf8")), ...NOT_UTF8]);
   });
 
   it("gives a line a shape exactly when JSON.stringify(JSON.parse(line)) is the line, and the block decodes to its bytes", () => {
