@@ -1,7 +1,12 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { isJournalError } from "@hankweave-journal/core";
-import { decodeBlockRange, encodeColumns, sealBlock, textStreams, unpackRecord } from "./block-codec.js";
-import { FIRST_COLUMN_STREAM, FORMAT_VERSION, STREAM, STREAM_LEVEL } from "./format.js";
+import { JournalError, isJournalError } from "@hankweave-journal/core";
+import { decodeBlockRange, encodeColumns, kernelBlockCount, sealBlock, setKernelOutChunk, textStreams, unpackRecord } from "./block-codec.js";
+import { BLOCK_MAGIC, FIRST_COLUMN_STREAM, FORMAT_VERSION, STREAM, STREAM_LEVEL } from "./format.js";
+import { REBUILD_WASM_BASE64, threadRebuilder } from "./rebuild-wasm.js";
+import { zstdCompress } from "./zstd.js";
 
 // A one-line read decodes only the streams of the lines asked for: the lines between the cursor
 // snapshot and the line move only those streams' cursors (and T). Shown by damaging a stream that
@@ -90,5 +95,123 @@ describe("extended diet block decoder: ids and timestamps written as bytes", () 
       const d = decodeBlockRange(rec, sh, noPieces, undefined, i, i);
       expect(d.data.toString("utf8", d.starts[0], d.ends[0])).toBe(rows[i]);
     }
+  });
+});
+
+describe("extended diet block decoder: the WebAssembly rebuild kernel", () => {
+  it("is the assembly of rebuild.wat (run `node tools/build-rebuild-wasm.mjs` after editing the .wat)", async () => {
+    const { assembleRebuildWasm } = await import("../../../../tools/build-rebuild-wasm.mjs");
+    const wat = readFileSync(fileURLToPath(new URL("./rebuild.wat", import.meta.url)), "utf8");
+    expect((await assembleRebuildWasm(wat)).toString("base64")).toBe(REBUILD_WASM_BASE64);
+  });
+
+  // A block of every hole kind (pieces in the kernel's memory, as a source that decodes whole blocks keeps them), then
+  // the same block with one decoded stream damaged: the kernel gives the JavaScript decoder's bytes or its exact error.
+  const w = threadRebuilder();
+  const pieceText: string[] = [];
+  const pieceAt: number[] = [];
+  const ids = new Map<string, number>();
+  const store = {
+    idOf(p: string): number {
+      let id = ids.get(p);
+      if (id === undefined) {
+        id = pieceText.length;
+        ids.set(p, id);
+        pieceText.push(p);
+        const b = Buffer.from(p);
+        const a = (w as NonNullable<typeof w>).alloc(b.length + 16);
+        (w as NonNullable<typeof w>).u8.set(b, a);
+        pieceAt.push(a);
+      }
+      return id;
+    },
+  };
+  const inKernel = (id: number) => {
+    if (!(id >= 0 && id < pieceText.length)) throw new JournalError("EXT_INDEX_INVALID", `piece ${id} is not in the pack`);
+    const buf = (w as NonNullable<typeof w>).buf;
+    return { buf, start: pieceAt[id], end: pieceAt[id] + Buffer.byteLength(pieceText[id]) };
+  };
+  const long = fc.stringMatching(/^[a-z0-9 é]{16,40}$/);
+  const lineArb = fc.oneof(
+    fc.record({ t: fc.integer({ min: 0, max: 4e12 }), r: fc.stringMatching(/^[0-9a-z]{0,8}$/), n: fc.integer(), f: fc.double({ noNaN: true, noDefaultInfinity: true }), s: fc.string({ maxLength: 20 }) })
+      .map(({ t, r, n, f, s }) => JSON.stringify({ id: `${t}-${r}`, timestamp: new Date(t + 1234).toISOString(), type: "x", n, f, s })),
+    fc.array(fc.oneof(long, fc.string({ maxLength: 12 })), { minLength: 2, maxLength: 6 })
+      .map((ps) => JSON.stringify({ type: "y", body: `${ps.join("\n")}${"z".repeat(32)}`, k: ps.length })),
+    fc.constantFrom('{"a": 1}', "not json", "", '{"type":"x","n":1e5}'),
+  );
+  const blockArb = fc.tuple(fc.array(lineArb, { minLength: 1, maxLength: 300 }), fc.boolean());
+
+  function encode(lines: string[], tornAsked: boolean) {
+    // An empty last line cannot be a torn fragment (there would be no line at all).
+    const torn = tornAsked && lines[lines.length - 1] !== "";
+    const raw = Buffer.from(lines.join("\n") + (torn ? "" : "\n"));
+    const cb = encodeColumns(raw, 1);
+    const rec = sealBlock(cb, textStreams(cb.texts, store, cb.snapTexts), 1);
+    return { raw, rec, sh: { lines: lines.length, originalBytes: raw.length, lastUnterminated: torn, version: FORMAT_VERSION } };
+  }
+  function outcome(rec: Buffer, sh: typeof shape, js: boolean): string {
+    try {
+      return decodeBlockRange(rec, sh, inKernel, undefined, 0, sh.lines - 1, { js }).data.toString("latin1");
+    } catch (e) {
+      return isJournalError(e) ? `${e.code}: ${e.message}` : `not a JournalError: ${String(e)}`;
+    }
+  }
+  function repacked(rec: Buffer, s: number, edit: (b: Buffer) => Buffer): Buffer {
+    const streams = unpackRecord(rec) as Buffer[];
+    streams[s] = edit(Buffer.from(streams[s]));
+    const z = streams.map((b) => (b.length === 0 ? Buffer.alloc(0) : zstdCompress(b, 1)));
+    const head = Buffer.alloc(8 + 8 * z.length);
+    head.writeUInt32LE(BLOCK_MAGIC, 0);
+    head.writeUInt32LE(z.length, 4);
+    z.forEach((b, k) => {
+      head.writeUInt32LE(b.length, 8 + 8 * k);
+      head.writeUInt32LE(streams[k].length, 12 + 8 * k);
+    });
+    return Buffer.concat([head, ...z]);
+  }
+
+  it.runIf(w !== null)("rebuilds whole blocks byte for byte, and on a damaged stream gives the JavaScript decoder's bytes or its error", () => {
+    fc.assert(
+      fc.property(blockArb, fc.nat(), fc.nat(), fc.constantFrom(..."0123456789-\n'\"x"), fc.nat(2), fc.integer({ min: 1, max: 3000 }), ([lines, torn], sPick, at, ch, op, chunk) => {
+        const { raw, rec, sh } = encode(lines, torn);
+        const before = kernelBlockCount();
+        // Output regions from 1 byte (one line per call) to more than the block: the cursors carry over between calls.
+        const was = setKernelOutChunk(chunk);
+        try {
+          expect(decodeBlockRange(rec, sh, inKernel).data.equals(raw)).toBe(true);
+        } finally {
+          setKernelOutChunk(was);
+        }
+        // Lines far outside 1970-9999 never occur here: every intact block is the kernel's.
+        expect(kernelBlockCount()).toBe(before + 1);
+        const n = (unpackRecord(rec) as Buffer[]).length;
+        const s = 1 + (sPick % (n - 1));
+        const bad = repacked(rec, s, (b) => {
+          if (b.length === 0) return Buffer.from(ch);
+          const i = at % b.length;
+          if (op === 0) b[i] = ch.charCodeAt(0);
+          return op === 0 ? b : op === 1 ? Buffer.concat([b.subarray(0, i), b.subarray(i + 1)]) : Buffer.concat([b.subarray(0, i), Buffer.from(ch), b.subarray(i)]);
+        });
+        expect(outcome(bad, sh, false)).toBe(outcome(bad, sh, true));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it.runIf(w !== null)("leaves timestamps before 1970 and pieces outside its memory to the JavaScript decoder (same bytes)", () => {
+    const rows = [JSON.stringify({ id: "5-a", timestamp: new Date(-86_400_000 * 3).toISOString(), type: "t" }), JSON.stringify({ type: "y", body: `${"q".repeat(40)}\n${"r".repeat(20)}` })];
+    const { raw, rec, sh } = encode(rows, false);
+    const before = kernelBlockCount();
+    expect(decodeBlockRange(rec, sh, inKernel).data.equals(raw)).toBe(true);
+    expect(kernelBlockCount()).toBe(before);
+    const { raw: raw2, rec: rec2, sh: sh2 } = encode([rows[1]], false);
+    const elsewhere = (id: number) => {
+      const b = Buffer.from(pieceText[id]);
+      return { buf: b, start: 0, end: b.length };
+    };
+    expect(decodeBlockRange(rec2, sh2, elsewhere).data.equals(raw2)).toBe(true);
+    expect(kernelBlockCount()).toBe(before);
+    expect(decodeBlockRange(rec2, sh2, inKernel).data.equals(raw2)).toBe(true);
+    expect(kernelBlockCount()).toBe(before + 1);
   });
 });

@@ -13,6 +13,7 @@ import {
   BLOCK_MAGIC, FIRST_COLUMN_STREAM, HOLE, PIECE_MIN_CHARS, SNAPSHOT_LINES, SNAPSHOT_STREAMS, STREAM, TEXT_MIN_CHARS,
   extError, firstColumnStream, snapColumnsAt,
 } from "./format.js";
+import { threadRebuilder, type WasmRebuilder } from "./rebuild-wasm.js";
 import { zstdCompress, zstdDecodeExact, zstdDecodeInto } from "./zstd.js";
 
 /** What the column pass of a block yields: every stream but TEXT/TEXTN compressed, and the text values in order. */
@@ -872,6 +873,20 @@ export function unpackRecord(record: Buffer, path?: string, want?: (s: number) =
 
 const EMPTY = Buffer.alloc(0);
 
+/** The kernel's output region (its lines are copied out as it fills; a longer line gets a region its size). */
+let outChunk = 1 << 20;
+/** Tests: a small output region, so that a small block takes many kernel calls; returns the previous size. */
+export function setKernelOutChunk(bytes: number): number {
+  const was = outChunk;
+  outChunk = bytes;
+  return was;
+}
+
+/** `n` rounded up to 16, plus 16 bytes of slack (the kernel reads and writes 16 bytes at a time). */
+function padded(n: number): number {
+  return ((n + 15) & ~15) + 16;
+}
+
 /**
  * Reused memory for one decode at a time (a block's record and its decoded streams): views taken
  * from it stay valid until the next `reset`, so a decoder that reads block after block makes no
@@ -880,13 +895,37 @@ const EMPTY = Buffer.alloc(0);
 export class Scratch {
   private buf: Buffer = Buffer.alloc(0);
   private used = 0;
+  /** In the WebAssembly rebuilder's memory: the region's address and size, and the most a block took. */
+  private addr = -1;
+  private cap = 0;
+  private peak = 0;
+
+  /**
+   * `wasm`: take the memory from the rebuilder (its kernel then reads the streams where they are),
+   * 16 bytes of slack after each view. The region only grows at a reset (a grow moves the memory
+   * and would detach the views still in use); a take that does not fit until then is a plain buffer.
+   */
+  constructor(private readonly wasm: WasmRebuilder | null = null) {}
 
   reset(): void {
     this.used = 0;
+    const w = this.wasm;
+    if (w !== null && this.peak > this.cap) {
+      if (this.addr >= 0) w.free(this.addr);
+      this.cap = this.peak + (this.peak >> 3);
+      this.addr = w.alloc(this.cap);
+    }
   }
 
   /** `n` bytes (uninitialised) valid until the next reset. */
   take(n: number): Buffer {
+    const w = this.wasm;
+    if (w !== null) {
+      const at = this.used;
+      this.used += padded(n);
+      this.peak = Math.max(this.peak, this.used);
+      return this.used <= this.cap ? Buffer.from(w.u8.buffer, this.addr + at, n) : Buffer.allocUnsafeSlow(n);
+    }
     if (this.used + n > this.buf.length) {
       // Earlier views keep the old buffer alive until the reset; later takes come from the new one.
       this.buf = Buffer.allocUnsafeSlow(Math.max(2 * this.buf.length, n, 1 << 20));
@@ -895,6 +934,13 @@ export class Scratch {
     const v = this.buf.subarray(this.used, this.used + n);
     this.used += n;
     return v;
+  }
+
+  /** Give the memory back (a source being closed). */
+  release(): void {
+    if (this.wasm !== null && this.addr >= 0) this.wasm.free(this.addr);
+    this.addr = -1;
+    this.cap = 0;
   }
 }
 
@@ -1415,6 +1461,213 @@ function rebuildLines(j: RebuildJob): number {
   return o;
 }
 
+/** This thread's job region in the rebuilder's memory (kept: the next block's job reuses it, no fragments). */
+let jobAt = -1;
+let jobCap = 0;
+
+/** Blocks the kernel rebuilt in this thread (tests check that it ran rather than fell back). */
+let kernelBlocks = 0;
+export function kernelBlockCount(): number {
+  return kernelBlocks;
+}
+
+
+/**
+ * A whole block rebuilt by the WebAssembly kernel (`rebuild.wat`) into `j.out`, with the same
+ * starts/ends/offsets as rebuildLines; the bytes written, or -1 when the kernel is unavailable or
+ * gives up (anything the JavaScript decoder would refuse, a snapshot that differs from the cursors,
+ * a timestamp outside 1970–9999): the caller then runs rebuildLines, which gives the bytes or the
+ * error. The streams, the used shapes' templates and the rows are copied into the module's memory
+ * (a few MB a block: ~1 ms), the output copied back. Pieces are read where they are: a source
+ * that decodes whole blocks keeps its pack frames in the module's memory (ExtSource); a piece
+ * elsewhere makes the kernel give up.
+ */
+function wasmRebuild(j: RebuildJob): number {
+  if (j.first !== 0 || j.last !== j.blockLines - 1) return -1;
+  const w = threadRebuilder();
+  if (w === null) return -1;
+  let base: number;
+  /** Per stream (VERBATIM … TEXTN, then the columns): its address in the rebuilder's memory (-1: not there) and length. */
+  let placed: Placed = { at: [], len: [] };
+  try {
+    const { meta, shapeOf, lenOf, size, colBuf } = j;
+    const n = j.blockLines;
+    const nCols = meta.nCols;
+    const nSnaps = Math.floor((n - 1) / SNAPSHOT_LINES);
+    const used = new Uint8Array(meta.nShapes + 1);
+    for (let i = 0; i < n; i++) used[shapeOf[i]] = 1;
+    const EMPTY_VIEW = EMPTY;
+    const streams: Uint8Array[] = [j.verbatim ?? EMPTY_VIEW, j.idMs ?? EMPTY_VIEW, j.idRand ?? EMPTY_VIEW, j.ts ?? EMPTY_VIEW, j.text ?? EMPTY_VIEW, j.textn ?? EMPTY_VIEW];
+    for (let c = 0; c < nCols; c++) streams.push(colBuf[c] ?? EMPTY_VIEW);
+    // Where the streams already in the rebuilder's memory are (before an alloc can move it).
+    const mine = w.buf.buffer;
+    const loc = streams.map((b) => (b.buffer === mine && b.length > 0 ? b.byteOffset : -1));
+    placed = { at: loc, len: streams.map((b) => b.length) };
+    // The output goes through a region of outChunk bytes (or the longest line), copied out as it fills.
+    let maxLen = 0;
+    for (let i = 0; i < n; i++) if (lenOf[i] > maxLen) maxLen = lenOf[i];
+    const cap = Math.min(size, Math.max(outChunk, maxLen + 1));
+    let bytes = 160 + padded(20 * meta.nShapes) + 4 * padded(4 * n) + 3 * padded(4 * nCols) + padded(cap) + 64 + padded(8 * nSnaps * (8 + nCols));
+    for (let i = 0; i < streams.length; i++) if (loc[i] < 0) bytes += padded(streams[i].length);
+    for (let k = 1; k <= meta.nShapes; k++) {
+      if (used[k] === 0) continue;
+      if (meta.kinds[k - 1] === undefined) meta.use(k - 1);
+      const segs = meta.segsOf(k - 1);
+      bytes += padded(meta.tplBytes[k - 1].length) + padded(4 * segs.length) + padded(meta.kinds[k - 1].length) + padded(4 * meta.shapeCols[k - 1].length);
+    }
+    if (bytes > jobCap) {
+      if (jobAt >= 0) w.free(jobAt);
+      jobCap = bytes + (bytes >> 3);
+      jobAt = w.alloc(jobCap);
+    }
+    base = jobAt;
+    // The alloc may have moved the memory: the streams in it are found by address.
+    const { u8, i32 } = w;
+    let at = base;
+    const take = (len: number): number => {
+      const p = at;
+      at += padded(len);
+      return p;
+    };
+    const P = take(160);
+    const put = (b: Uint8Array, i = -1): number => {
+      if (i >= 0 && loc[i] >= 0) return loc[i];
+      const p = take(b.length);
+      u8.set(b, p);
+      return p;
+    };
+    const tab = take(20 * meta.nShapes);
+    i32.fill(0, tab >> 2, (tab >> 2) + 5 * meta.nShapes);
+    for (let k = 1; k <= meta.nShapes; k++) {
+      if (used[k] === 0) continue;
+      const t = (tab >> 2) + 5 * (k - 1);
+      const segs = meta.segs[k - 1];
+      const cols = meta.shapeCols[k - 1];
+      i32[t] = put(meta.tplBytes[k - 1]);
+      const sp = take(4 * segs.length);
+      i32.set(segs, sp >> 2);
+      i32[t + 1] = sp;
+      i32[t + 2] = put(meta.kinds[k - 1]);
+      i32[t + 3] = meta.kinds[k - 1].length;
+      const cp = take(4 * cols.length);
+      i32.set(cols, cp >> 2);
+      i32[t + 4] = cp;
+    }
+    const sp = take(4 * n);
+    i32.set(shapeOf.subarray(0, n), sp >> 2);
+    const lp = take(4 * n);
+    for (let i = 0; i < n; i++) i32[(lp >> 2) + i] = Math.min(lenOf[i], size + 1);
+    const q = P >> 2;
+    for (let s = 0; s < 6; s++) {
+      const p = put(streams[s], s);
+      i32[q + 6 + 2 * s] = p;
+      i32[q + 7 + 2 * s] = p + streams[s].length;
+    }
+    const cb = take(4 * nCols);
+    const ce = take(4 * nCols);
+    const ca = take(4 * nCols);
+    for (let c = 0; c < nCols; c++) {
+      const p = put(streams[6 + c], 6 + c);
+      i32[(cb >> 2) + c] = p;
+      i32[(ce >> 2) + c] = p + streams[6 + c].length;
+      i32[(ca >> 2) + c] = p;
+    }
+    const out = take(cap + 64);
+    const st = take(4 * n);
+    const en = take(4 * n);
+    const rec = take(8 * nSnaps * (8 + nCols));
+    i32[q] = n;
+    i32[q + 1] = size;
+    i32[q + 2] = out;
+    i32[q + 3] = sp;
+    i32[q + 4] = lp;
+    i32[q + 5] = tab;
+    i32[q + 18] = cb;
+    i32[q + 19] = ce;
+    i32[q + 20] = ca;
+    i32[q + 21] = nCols;
+    i32[q + 22] = st;
+    i32[q + 23] = en;
+    i32[q + 24] = rec;
+    i32[q + 25] = j.lastUnterminated ? 1 : 0;
+    i32[q + 26] = 0;
+    i32[q + 27] = 0;
+    i32[q + 28] = cap;
+    i32.fill(0, q + 30, q + 32);
+    i32.fill(-1, q + 32, q + 34);
+    for (let s = 0; s < 6; s++) i32[q + 34 + s] = i32[q + 6 + 2 * s];
+    const pieceBytes = j.pieceBytes;
+    const piece = (id: number): number => {
+      const p = pieceBytes(id);
+      // A frame loaded by this call may have grown the memory: compare with its views now.
+      if (p.buf.buffer !== w.buf.buffer || p.buf.byteOffset !== 0) return -1;
+      w.i32[1] = p.end;
+      return p.start;
+    };
+    // Region by region: each call rebuilds the lines that fit and saves its cursors at P.
+    let r = 0;
+    while (w.i32[q + 26] < n) {
+      const line = w.i32[q + 26];
+      const got = w.rebuild(P, piece);
+      if (got < 0 || r + got > size || w.i32[q + 26] <= line) {
+        giveUp(j, w, placed);
+        return -1;
+      }
+      j.out.set(w.u8.subarray(out, out + got), r);
+      r += got;
+    }
+    const f64 = w.f64;
+    // Every snapshot against the cursors the kernel recorded at its line (rebuildLines throws the lie).
+    const { snapVals, perSnap, colsAt } = j;
+    if (snapVals !== null) {
+      for (let s = 0; s < nSnaps; s++) {
+        const v = s * perSnap;
+        const g = (rec >> 3) + s * (8 + nCols);
+        let same = true;
+        for (let x = 0; same && x < 8; x++) same = f64[g + x] === snapVals[v + x];
+        for (let c = 0; same && c < nCols; c++) same = f64[g + 8 + c] === snapVals[v + colsAt + c];
+        if (!same) {
+          giveUp(j, w, placed);
+          return -1;
+        }
+      }
+    }
+    j.starts.set(w.i32.subarray(st >> 2, (st >> 2) + n));
+    j.ends.set(w.i32.subarray(en >> 2, (en >> 2) + n));
+    for (let i = 0; i < n; i++) j.offsets[i] = j.startOffset + j.starts[i];
+    kernelBlocks++;
+    return r;
+  } catch {
+    // A shape that does not parse, a piece the pack does not hold: the JavaScript decoder says which.
+    giveUp(j, w, placed);
+    return -1;
+  }
+}
+
+/**
+ * Before the JavaScript decoder takes over a block the kernel gave up on: the streams that are
+ * views of the rebuilder's memory become copies (the kernel's frame loads may have moved the
+ * memory, detaching them, and the decoder's own frame loads could move it again under it).
+ */
+interface Placed {
+  at: number[];
+  len: number[];
+}
+
+function giveUp(j: RebuildJob, w: WasmRebuilder, placed: Placed): void {
+  const own = (b: Buffer | null, i: number): Buffer | null => {
+    const a = placed.at[i] ?? -1;
+    return a < 0 ? b : Buffer.from(w.u8.subarray(a, a + placed.len[i]));
+  };
+  j.verbatim = own(j.verbatim, 0);
+  j.idMs = own(j.idMs, 1);
+  j.idRand = own(j.idRand, 2);
+  j.ts = own(j.ts, 3);
+  j.text = own(j.text, 4);
+  j.textn = own(j.textn, 5);
+  for (let c = 0; c < j.colBuf.length; c++) j.colBuf[c] = own(j.colBuf[c], 6 + c);
+}
+
 /**
  * Rebuild lines `from`..`to` (block-relative, inclusive) of a record into bytes. The whole block
  * (`from` 0, `to` lines − 1) decodes every stream and checks every snapshot against the cursors it
@@ -1422,8 +1675,10 @@ function rebuildLines(j: RebuildJob): number {
  * or before `from` (version 2), decodes only the streams its lines use and rebuilds at most
  * SNAPSHOT_LINES − 1 lines before `from`. EXT_CORRUPT when the streams are inconsistent or a line's
  * length differs from LINELEN; EXT_INDEX_INVALID when the whole block's bytes differ from its index.
+ * A whole block is rebuilt by the WebAssembly kernel when it can (`mem.js`: never; the same bytes
+ * and errors either way).
  */
-export function decodeBlockRange(record: Buffer, b: BlockShape, pieceBytes: PieceBytes, path?: string, from = 0, to = b.lines - 1, mem: { scratch?: Scratch; out?: Buffer } = {}): DecodedRange {
+export function decodeBlockRange(record: Buffer, b: BlockShape, pieceBytes: PieceBytes, path?: string, from = 0, to = b.lines - 1, mem: { scratch?: Scratch; out?: Buffer; js?: boolean } = {}): DecodedRange {
   const bad = (why: string) => extError("EXT_CORRUPT", `a block does not decode: ${why}`, path);
   const lie = (why: string) => extError("EXT_SNAPSHOT_INVALID", `a block's cursor snapshot lies: ${why}`, path);
   const firstCol = firstColumnStream(b.version);
@@ -1692,11 +1947,14 @@ export function decodeBlockRange(record: Buffer, b: BlockShape, pieceBytes: Piec
   const starts = new Int32Array(Math.max(0, n));
   const ends = new Int32Array(Math.max(0, n));
   const offsets = new Float64Array(Math.max(0, n));
-  const o = rebuildLines({
+  const job: RebuildJob = {
     first, last, size, out, shapeOf, lenOf, meta, verbatim, idMs, idRand, ts, text, textn, colBuf, colAt,
     vAt, iAt, rndAt, tsAt, tAt, tnAt, prevRef, T, pieceBytes, starts, ends, offsets, startOffset,
     blockLines: b.lines, lastUnterminated: b.lastUnterminated, snapVals: whole ? snapVals : null, perSnap, colsAt, bad, lie,
-  });
+  };
+  // Whole blocks: the WebAssembly kernel, else (or when it gives up) the JavaScript loop.
+  let o = whole && mem.js !== true ? wasmRebuild(job) : -1;
+  if (o < 0) o = rebuildLines(job);
   if (whole && o !== b.originalBytes) throw extError("EXT_INDEX_INVALID", `a block rebuilds to ${o} bytes, its index says ${b.originalBytes}`, path);
   return { data: out, starts, ends, offsets };
 }

@@ -16,12 +16,18 @@ import {
   type BlockEntry, type ExtManifestInfo, type FrameEntry,
 } from "./format.js";
 import { Scratch, decodeBlockRange, type DecodedRange } from "./block-codec.js";
+import { threadRebuilder, type WasmRebuilder } from "./rebuild-wasm.js";
 import { zstdContentSize, zstdDecodeInto } from "./zstd.js";
 
-/** A decoded pack frame; piece starts are found lazily (a one-line read scans only up to its piece). */
+/**
+ * A decoded pack frame, `len` bytes at `addr` of `raw` (its own buffer, addr 0) or, raw null, of the
+ * WebAssembly rebuilder's memory; piece starts are found lazily (a one-line read scans only up to its piece).
+ */
 interface CachedFrame {
-  raw: Buffer;
-  /** starts[j]: piece j's first byte, known for j < known; starts[pieces] = raw.length once all are known. */
+  raw: Buffer | null;
+  addr: number;
+  len: number;
+  /** starts[j]: piece j's first byte (frame-relative), known for j < known; starts[pieces] = len once all are known. */
   starts: Int32Array;
   known: number;
 }
@@ -74,14 +80,20 @@ export class ExtSource {
   private lastFr: CachedFrame | null = null;
   /** The answer of pieceBytes, reused (callers copy from it at once). */
   private readonly hit: { buf: Buffer; start: number; end: number } = { buf: Buffer.alloc(0), start: 0, end: 0 };
-  /** The record being decoded and its streams (reused block after block). */
+  /** The record being decoded and its streams (reused block after block); whole blocks in wasm mode: wscratch, in the rebuilder's memory. */
   private readonly scratch = new Scratch();
+  private wscratch: Scratch | null = null;
   /** Buffers of evicted frames, reused by the next frames decoded (no garbage per frame). */
   private readonly spareFrames: ArrayBuffer[] = [];
   /** pieceBytes as one function for every decode (a new closure per block made the decoder's optimised code deoptimise: "wrong call target"). */
   private readonly pieceFn = (id: number) => this.pieceBytes(id);
   /** The compressed frame being decoded (reused). */
   private frameZ: Buffer = Buffer.alloc(0);
+  /**
+   * Set by the first whole-block decode: frames then live in this thread's WebAssembly memory,
+   * where its rebuild kernel reads pieces without a copy (a one-line read never makes the module).
+   */
+  private wasm: WasmRebuilder | null = null;
   private constructor(
     readonly path: string,
     private readonly fd: number,
@@ -142,17 +154,50 @@ export class ExtSource {
   /** Lines `from`..`to` of block `k` (block-relative, inclusive), rebuilt and checked (from the nearest cursor snapshot). */
   decode(k: number, from = 0, to = Number.POSITIVE_INFINITY): ExtLines {
     const b = this.blocks[k];
-    const record = this.readRecord(k);
-    const r = decodeBlockRange(record, this.shapeOf(k), this.pieceFn, this.path, from, Math.min(to, b.lines - 1), { scratch: this.scratch });
+    if (from <= 0 && to >= b.lines - 1) this.useWasmFrames();
+    const record = this.readRecord(k, from <= 0 && to >= b.lines - 1);
+    const r = decodeBlockRange(record, this.shapeOf(k), this.pieceFn, this.path, from, Math.min(to, b.lines - 1), { scratch: this.recordScratch });
     for (let i = 0; i < r.offsets.length; i++) r.offsets[i] += b.originalOffset;
     return { ...r, firstLine: b.firstLine + Math.max(0, from) };
   }
 
-  /** Block k's record, read into the scratch memory (valid until the next decode). */
-  private readRecord(k: number): Buffer {
+  /**
+   * Block k's record, read into the scratch memory (valid until the next decode): a whole block's
+   * in wasm mode into the rebuilder's memory (the kernel reads its streams in place), a range's
+   * into a plain buffer (its frame loads may move that memory while the JavaScript decoder reads).
+   */
+  private readRecord(k: number, whole = true): Buffer {
     const b = this.blocks[k];
-    this.scratch.reset();
-    return preadExact(this.fd, b.fileOffset, b.recordBytes, this.path, this.scratch.take(b.recordBytes));
+    const s = whole && this.wscratch !== null ? this.wscratch : this.scratch;
+    this.recordScratch = s;
+    s.reset();
+    return preadExact(this.fd, b.fileOffset, b.recordBytes, this.path, s.take(b.recordBytes));
+  }
+
+  /** The scratch memory the last record was read into (its streams go there too). */
+  private recordScratch: Scratch = this.scratch;
+
+  /** From now on decode frames into the WebAssembly rebuilder's memory (those cached so far are dropped). */
+  private useWasmFrames(): void {
+    if (this.wasm !== null) return;
+    const w = threadRebuilder();
+    if (w === null) return;
+    this.dropFrames();
+    this.wasm = w;
+    this.wscratch = new Scratch(w);
+  }
+
+  private dropFrames(): void {
+    for (const k of this.cachedFrames) {
+      const fr = this.frameCache[k] as CachedFrame;
+      if (fr.raw === null) this.wasm?.free(fr.addr);
+      this.frameCache[k] = undefined;
+    }
+    this.cachedFrames.length = 0;
+    this.frameCacheBytes = 0;
+    this.spareFrames.length = 0;
+    this.lastK = -1;
+    this.lastFr = null;
   }
 
   private shapeOf(k: number) {
@@ -177,7 +222,7 @@ export class ExtSource {
         fr = this.loadFrame(k);
         this.frameCache[k] = fr;
         this.cachedFrames.push(k);
-        this.frameCacheBytes += fr.raw.length;
+        this.frameCacheBytes += fr.len;
         this.evictFrames(k);
       }
       this.frameUsed[k] = ++this.useClock;
@@ -191,9 +236,9 @@ export class ExtSource {
     const j = id - first;
     if (fr.known < j + 2) this.scanPieces(this.lastK, fr, j + 2);
     const hit = this.hit;
-    hit.buf = fr.raw;
-    hit.start = fr.starts[j];
-    hit.end = fr.starts[j + 1] - 1;
+    hit.buf = fr.raw ?? (this.wasm as WasmRebuilder).buf;
+    hit.start = fr.addr + fr.starts[j];
+    hit.end = fr.addr + fr.starts[j + 1] - 1;
     return hit;
   }
 
@@ -224,23 +269,26 @@ export class ExtSource {
       this.cachedFrames.splice(at, 1);
       const old = this.frameCache[k] as CachedFrame;
       this.frameCache[k] = undefined;
-      this.frameCacheBytes -= old.raw.length;
-      if (this.spareFrames.length < SPARE_FRAMES) this.spareFrames.push(old.raw.buffer as ArrayBuffer);
+      this.frameCacheBytes -= old.len;
+      if (old.raw === null) this.wasm?.free(old.addr);
+      else if (this.spareFrames.length < SPARE_FRAMES) this.spareFrames.push(old.raw.buffer as ArrayBuffer);
     }
   }
 
   /** Find the starts of frame `k`'s pieces up to index `upTo` − 1 (starts[pieces] is the frame's end). */
   private scanPieces(k: number, fr: CachedFrame, upTo: number): void {
     const pieces = fr.starts.length - 1;
+    const buf = fr.raw ?? (this.wasm as WasmRebuilder).buf;
+    const { addr, len } = fr;
     let at = fr.starts[fr.known - 1];
     for (let j = fr.known - 1; j < upTo - 1; j++) {
-      const nl = fr.raw.indexOf(0x0a, at);
-      if (nl < 0) throw extError("EXT_CORRUPT", `pack frame ${k} holds fewer pieces than its index's ${pieces}`, this.path);
+      const nl = buf.indexOf(0x0a, addr + at) - addr;
+      if (nl < 0 || nl >= len) throw extError("EXT_CORRUPT", `pack frame ${k} holds fewer pieces than its index's ${pieces}`, this.path);
       at = nl + 1;
       fr.starts[j + 1] = at;
     }
     fr.known = upTo;
-    if (upTo === pieces + 1 && at !== fr.raw.length) throw extError("EXT_CORRUPT", `pack frame ${k} holds more than its index's ${pieces} pieces`, this.path);
+    if (upTo === pieces + 1 && at !== len) throw extError("EXT_CORRUPT", `pack frame ${k} holds more than its index's ${pieces} pieces`, this.path);
   }
 
   /** The text of pack piece `id`. */
@@ -253,8 +301,12 @@ export class ExtSource {
     const f = this.frames[k];
     if (this.frameZ.length < f.compressedBytes) this.frameZ = Buffer.allocUnsafeSlow(Math.max(f.compressedBytes, 2 * this.frameZ.length, 256 * 1024));
     const z = preadExact(this.fd, f.fileOffset, f.compressedBytes, this.path, this.frameZ.subarray(0, f.compressedBytes));
-    const raw = this.frameBuffer(f.rawBytes);
+    // In the rebuilder's memory: 16 bytes of slack after the frame (its kernel reads 16 at a time).
+    const w = this.wasm;
+    const addr = w === null ? 0 : w.alloc(f.rawBytes + 16);
+    const raw = w === null ? this.frameBuffer(f.rawBytes) : Buffer.from(w.u8.buffer, addr, f.rawBytes);
     if (!zstdDecodeInto(z, raw)) {
+      if (w !== null) w.free(addr);
       const declared = zstdContentSize(z);
       if (declared !== null && declared !== f.rawBytes) {
         throw extError("EXT_BODY_SIZE", `pack frame ${k} holds ${declared} bytes, its index declares ${f.rawBytes}`, this.path, { expected: f.rawBytes, actual: declared });
@@ -262,7 +314,7 @@ export class ExtSource {
       throw extError("EXT_CORRUPT", `pack frame ${k} does not decode`, this.path);
     }
     const starts = new Int32Array(f.pieces + 1);
-    return { raw, starts, known: 1 };
+    return { raw: w === null ? raw : null, addr, len: f.rawBytes, starts, known: 1 };
   }
 
   /** `size` bytes for a decoded frame: a spare frame's buffer when one is large enough, else a new one (with room for the next frames). */
@@ -282,8 +334,9 @@ export class ExtSource {
    * block). `out`: a buffer to rebuild into when it is large enough (data is then a view of it).
    */
   decodeBytes(k: number, out?: Buffer): { data: Buffer; ends: Int32Array } {
+    this.useWasmFrames();
     const record = this.readRecord(k);
-    return decodeBlockRange(record, this.shapeOf(k), this.pieceFn, this.path, 0, Number.POSITIVE_INFINITY, { scratch: this.scratch, out });
+    return decodeBlockRange(record, this.shapeOf(k), this.pieceFn, this.path, 0, Number.POSITIVE_INFINITY, { scratch: this.recordScratch, out });
   }
 
   /** The original journal, in order, one block's bytes at a time (bounded memory). */
@@ -292,6 +345,8 @@ export class ExtSource {
   }
 
   close(): void {
+    this.dropFrames();
+    this.wscratch?.release();
     try {
       fs.closeSync(this.fd);
     } catch {
