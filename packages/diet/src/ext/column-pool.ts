@@ -13,7 +13,7 @@
  */
 import type { Worker } from "node:worker_threads";
 import { startWorker } from "@hankweave-journal/cas";
-import { encodeColumns, longPiecesOf, sealWithIds, type ColumnBlock, type LongPieces } from "./block-codec.js";
+import { encodeColumns, longPiecesOf, sealWithIds, type ColumnBlock, type LongPieces, type PieceCuts } from "./block-codec.js";
 import { zstdCompress } from "./zstd.js";
 
 /** What the writing thread learns of a block from its column pass. */
@@ -31,6 +31,8 @@ export interface ColumnsDone {
 /** A column pass awaiting its seal. */
 export interface HeldBlock {
   c: ColumnBlock;
+  /** Where its text values' pieces end (found with the long pieces, used by the seal). */
+  cuts: PieceCuts;
 }
 
 /** A message to a column worker. */
@@ -52,8 +54,9 @@ export function runColumnJob(m: ColumnJob, blocks: Map<number, HeldBlock>): { an
   if (m.op === "columns") {
     const input = Buffer.from(m.input.buffer, m.input.byteOffset, m.input.byteLength);
     const c = encodeColumns(input, m.level);
-    const pieces = longPiecesOf(c.textBytes, c.textEnds, m.seed);
-    blocks.set(m.id, { c });
+    const cuts: PieceCuts = { ends: new Uint32Array(0), long: new Uint8Array(0) };
+    const pieces = longPiecesOf(c.textBytes, c.textEnds, m.seed, cuts);
+    blocks.set(m.id, { c, cuts });
     const done: ColumnsDone = { job: m.id, pieces, lines: c.lines, events: c.events, encodedLines: c.encodedLines, values: c.textEnds.length };
     const transfer = pieces.bytes.length > 0 ? [pieces.bytes.buffer as ArrayBuffer, pieces.starts.buffer as ArrayBuffer, pieces.ends.buffer as ArrayBuffer, pieces.hashes.buffer as ArrayBuffer] : [];
     return { answer: { id: m.id, done }, transfer };
@@ -62,7 +65,7 @@ export function runColumnJob(m: ColumnJob, blocks: Map<number, HeldBlock>): { an
     const held = blocks.get(m.job);
     if (held === undefined) throw new Error(`no column pass ${m.job} to seal`);
     blocks.delete(m.job);
-    return { answer: { id: m.id, out: sealWithIds(held.c, m.ids, m.level) }, transfer: [] };
+    return { answer: { id: m.id, out: sealWithIds(held.c, m.ids, m.level, held.cuts) }, transfer: [] };
   }
   return { answer: { id: m.id, out: zstdCompress(m.raw, m.level) }, transfer: [] };
 }
