@@ -972,6 +972,18 @@ export interface BlockShape {
   version: number;
 }
 
+/**
+ * A source's pack frames as the rebuild kernel reads them, in the rebuilder's memory: `table` has
+ * 16 bytes a frame (i32 address of its bytes, 0 when not loaded; i32 address of its pieces' starts,
+ * frame-relative i32s; f64 last use, from the clock at address 8), `firstPieces` each frame's first
+ * piece id then the total, `count` frames.
+ */
+export interface KernelFrames {
+  table: number;
+  firstPieces: number;
+  count: number;
+}
+
 /** Lines `from`..`to` of a block as bytes: line `from + i` is `data[starts[i], ends[i])`, at block-relative original offset `offsets[i]`. */
 export interface DecodedRange {
   data: Buffer;
@@ -1324,6 +1336,8 @@ interface RebuildJob {
   lastUnterminated: boolean;
   /** Whole blocks: every snapshot, checked against the cursors it reaches (else null). */
   snapVals: Float64Array | null;
+  /** The pack's frame table in the WebAssembly rebuilder's memory, when the source keeps one. */
+  frames?: KernelFrames;
   perSnap: number;
   colsAt: number;
   bad: (why: string) => Error;
@@ -1522,7 +1536,7 @@ function wasmRebuild(j: RebuildJob): number {
     let maxLen = 0;
     for (let i = 0; i < n; i++) if (lenOf[i] > maxLen) maxLen = lenOf[i];
     const cap = Math.min(size, Math.max(outChunk, maxLen + 1));
-    let bytes = 160 + padded(20 * meta.nShapes) + 4 * padded(4 * n) + 3 * padded(4 * nCols) + padded(cap) + 64 + padded(8 * nSnaps * (8 + nCols));
+    let bytes = 176 + padded(20 * meta.nShapes) + 4 * padded(4 * n) + 3 * padded(4 * nCols) + padded(cap) + 64 + padded(8 * nSnaps * (8 + nCols));
     for (let i = 0; i < streams.length; i++) if (loc[i] < 0) bytes += padded(streams[i].length);
     for (let k = 1; k <= meta.nShapes; k++) {
       if (used[k] === 0) continue;
@@ -1544,7 +1558,7 @@ function wasmRebuild(j: RebuildJob): number {
       at += padded(len);
       return p;
     };
-    const P = take(160);
+    const P = take(176);
     const put = (b: Uint8Array, i = -1): number => {
       if (i >= 0 && loc[i] >= 0) return loc[i];
       const p = take(b.length);
@@ -1611,6 +1625,9 @@ function wasmRebuild(j: RebuildJob): number {
     i32.fill(0, q + 30, q + 32);
     i32.fill(-1, q + 32, q + 34);
     for (let s = 0; s < 6; s++) i32[q + 34 + s] = i32[q + 6 + 2 * s];
+    i32[q + 40] = j.frames?.table ?? 0;
+    i32[q + 41] = j.frames?.firstPieces ?? 0;
+    i32[q + 42] = j.frames?.count ?? 0;
     const pieceBytes = j.pieceBytes;
     const piece = (id: number): number => {
       const p = pieceBytes(id);
@@ -1693,7 +1710,7 @@ function giveUp(j: RebuildJob, w: WasmRebuilder, placed: Placed): void {
  * A whole block is rebuilt by the WebAssembly kernel when it can (`mem.js`: never; the same bytes
  * and errors either way).
  */
-export function decodeBlockRange(record: Buffer, b: BlockShape, pieceBytes: PieceBytes, path?: string, from = 0, to = b.lines - 1, mem: { scratch?: Scratch; out?: Buffer; js?: boolean } = {}): DecodedRange {
+export function decodeBlockRange(record: Buffer, b: BlockShape, pieceBytes: PieceBytes, path?: string, from = 0, to = b.lines - 1, mem: { scratch?: Scratch; out?: Buffer; js?: boolean; frames?: KernelFrames } = {}): DecodedRange {
   const bad = (why: string) => extError("EXT_CORRUPT", `a block does not decode: ${why}`, path);
   const lie = (why: string) => extError("EXT_SNAPSHOT_INVALID", `a block's cursor snapshot lies: ${why}`, path);
   const firstCol = firstColumnStream(b.version);
@@ -1965,7 +1982,7 @@ export function decodeBlockRange(record: Buffer, b: BlockShape, pieceBytes: Piec
   const job: RebuildJob = {
     first, last, size, out, shapeOf, lenOf, meta, verbatim, idMs, idRand, ts, text, textn, colBuf, colAt,
     vAt, iAt, rndAt, tsAt, tAt, tnAt, prevRef, T, pieceBytes, starts, ends, offsets, startOffset,
-    blockLines: b.lines, lastUnterminated: b.lastUnterminated, snapVals: whole ? snapVals : null, perSnap, colsAt, bad, lie,
+    blockLines: b.lines, lastUnterminated: b.lastUnterminated, snapVals: whole ? snapVals : null, perSnap, colsAt, bad, lie, frames: mem.frames,
   };
   // Whole blocks: the WebAssembly kernel, else (or when it gives up) the JavaScript loop.
   let o = whole && mem.js !== true ? wasmRebuild(job) : -1;

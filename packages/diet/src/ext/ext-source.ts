@@ -15,7 +15,7 @@ import {
   extError, readBlockTable, readFooter, readFrameTable,
   type BlockEntry, type ExtManifestInfo, type FrameEntry,
 } from "./format.js";
-import { Scratch, decodeBlockRange, type DecodedRange } from "./block-codec.js";
+import { Scratch, decodeBlockRange, type DecodedRange, type KernelFrames } from "./block-codec.js";
 import { threadRebuilder, type WasmRebuilder } from "./rebuild-wasm.js";
 import { zstdContentSize, zstdDecodeInto } from "./zstd.js";
 
@@ -27,6 +27,8 @@ interface CachedFrame {
   raw: Buffer | null;
   addr: number;
   len: number;
+  /** In the rebuilder's memory: where all its piece starts are (the kernel's frame table points there), or -1. */
+  startsAt: number;
   /** starts[j]: piece j's first byte (frame-relative), known for j < known; starts[pieces] = len once all are known. */
   starts: Int32Array;
   known: number;
@@ -94,6 +96,8 @@ export class ExtSource {
    * where its rebuild kernel reads pieces without a copy (a one-line read never makes the module).
    */
   private wasm: WasmRebuilder | null = null;
+  /** With `wasm`: the frame table the kernel reads pieces through (frames whose pieces all scanned). */
+  private kframes: KernelFrames | null = null;
   private constructor(
     readonly path: string,
     private readonly fd: number,
@@ -156,7 +160,7 @@ export class ExtSource {
     const b = this.blocks[k];
     if (from <= 0 && to >= b.lines - 1) this.useWasmFrames();
     const record = this.readRecord(k, from <= 0 && to >= b.lines - 1);
-    const r = decodeBlockRange(record, this.shapeOf(k), this.pieceFn, this.path, from, Math.min(to, b.lines - 1), { scratch: this.recordScratch });
+    const r = decodeBlockRange(record, this.shapeOf(k), this.pieceFn, this.path, from, Math.min(to, b.lines - 1), { scratch: this.recordScratch, frames: this.kframes ?? undefined });
     for (let i = 0; i < r.offsets.length; i++) r.offsets[i] += b.originalOffset;
     return { ...r, firstLine: b.firstLine + Math.max(0, from) };
   }
@@ -185,12 +189,43 @@ export class ExtSource {
     this.dropFrames();
     this.wasm = w;
     this.wscratch = new Scratch(w);
+    const n = this.frames.length;
+    const table = w.alloc(16 * n);
+    const firstPieces = w.alloc(4 * (n + 1));
+    w.u8.fill(0, table, table + 16 * n);
+    for (let k = 0; k < n; k++) w.i32[(firstPieces >> 2) + k] = this.frames[k].firstPiece;
+    w.i32[(firstPieces >> 2) + n] = n === 0 ? 0 : this.frames[n - 1].firstPiece + this.frames[n - 1].pieces;
+    this.kframes = { table, firstPieces, count: n };
+  }
+
+  /** Frame k was just used (the eviction order; in wasm mode the kernel's clock and table, which it updates too). */
+  private touch(k: number): void {
+    const t = this.kframes;
+    if (t === null) this.frameUsed[k] = ++this.useClock;
+    else {
+      const f64 = (this.wasm as WasmRebuilder).f64;
+      f64[1] += 1;
+      f64[(t.table >> 3) + 2 * k + 1] = f64[1];
+    }
+  }
+
+  private usedOf(k: number): number {
+    const t = this.kframes;
+    return t === null ? this.frameUsed[k] : (this.wasm as WasmRebuilder).f64[(t.table >> 3) + 2 * k + 1];
+  }
+
+  /** Frame k leaves the cache: out of the kernel's table, its memory given back. */
+  private unload(k: number, fr: CachedFrame): void {
+    const w = this.wasm;
+    if (fr.raw !== null || w === null) return;
+    if (this.kframes !== null) w.i32[(this.kframes.table >> 2) + 4 * k] = 0;
+    w.free(fr.addr);
+    if (fr.startsAt >= 0) w.free(fr.startsAt);
   }
 
   private dropFrames(): void {
     for (const k of this.cachedFrames) {
-      const fr = this.frameCache[k] as CachedFrame;
-      if (fr.raw === null) this.wasm?.free(fr.addr);
+      this.unload(k, this.frameCache[k] as CachedFrame);
       this.frameCache[k] = undefined;
     }
     this.cachedFrames.length = 0;
@@ -225,7 +260,7 @@ export class ExtSource {
         this.frameCacheBytes += fr.len;
         this.evictFrames(k);
       }
-      this.frameUsed[k] = ++this.useClock;
+      this.touch(k);
       const f = this.frames[k];
       first = f.firstPiece;
       this.lastK = k;
@@ -263,14 +298,14 @@ export class ExtSource {
       let at = -1;
       for (let i = 0; i < this.cachedFrames.length; i++) {
         const k = this.cachedFrames[i];
-        if (k !== keep && (at < 0 || this.frameUsed[k] < this.frameUsed[this.cachedFrames[at]])) at = i;
+        if (k !== keep && (at < 0 || this.usedOf(k) < this.usedOf(this.cachedFrames[at]))) at = i;
       }
       const k = this.cachedFrames[at];
       this.cachedFrames.splice(at, 1);
       const old = this.frameCache[k] as CachedFrame;
       this.frameCache[k] = undefined;
       this.frameCacheBytes -= old.len;
-      if (old.raw === null) this.wasm?.free(old.addr);
+      if (old.raw === null) this.unload(k, old);
       else if (this.spareFrames.length < SPARE_FRAMES) this.spareFrames.push(old.raw.buffer as ArrayBuffer);
     }
   }
@@ -314,7 +349,21 @@ export class ExtSource {
       throw extError("EXT_CORRUPT", `pack frame ${k} does not decode`, this.path);
     }
     const starts = new Int32Array(f.pieces + 1);
-    return { raw: w === null ? raw : null, addr, len: f.rawBytes, starts, known: 1 };
+    const fr: CachedFrame = { raw: w === null ? raw : null, addr, len: f.rawBytes, startsAt: -1, starts, known: 1 };
+    const t = this.kframes;
+    if (w !== null && t !== null) {
+      // All its piece starts now (in the kernel), so the kernel reads its pieces without a call; a
+      // frame holding another number of pieces stays with the lazy scan, which says so when it gets there.
+      const sa = w.alloc(4 * (f.pieces + 1));
+      if (w.starts(addr, f.rawBytes, sa, f.pieces)) {
+        starts.set(w.i32.subarray(sa >> 2, (sa >> 2) + f.pieces + 1));
+        fr.known = f.pieces + 1;
+        fr.startsAt = sa;
+        w.i32[(t.table >> 2) + 4 * k] = addr;
+        w.i32[(t.table >> 2) + 4 * k + 1] = sa;
+      } else w.free(sa);
+    }
+    return fr;
   }
 
   /** `size` bytes for a decoded frame: a spare frame's buffer when one is large enough, else a new one (with room for the next frames). */
@@ -336,7 +385,7 @@ export class ExtSource {
   decodeBytes(k: number, out?: Buffer): { data: Buffer; ends: Int32Array } {
     this.useWasmFrames();
     const record = this.readRecord(k);
-    return decodeBlockRange(record, this.shapeOf(k), this.pieceFn, this.path, 0, Number.POSITIVE_INFINITY, { scratch: this.recordScratch, out });
+    return decodeBlockRange(record, this.shapeOf(k), this.pieceFn, this.path, 0, Number.POSITIVE_INFINITY, { scratch: this.recordScratch, out, frames: this.kframes ?? undefined });
   }
 
   /** The original journal, in order, one block's bytes at a time (bounded memory). */
@@ -347,6 +396,11 @@ export class ExtSource {
   close(): void {
     this.dropFrames();
     this.wscratch?.release();
+    if (this.kframes !== null) {
+      this.wasm?.free(this.kframes.table);
+      this.wasm?.free(this.kframes.firstPieces);
+      this.kframes = null;
+    }
     try {
       fs.closeSync(this.fd);
     } catch {

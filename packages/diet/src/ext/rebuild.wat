@@ -15,17 +15,95 @@
 ;;     line j*128, j >= 1: T, prev, the six stream positions, then each column's, as f64)
 ;; 100 last line unterminated (0/1)
 ;; 104 the next line, 108 the bytes of the block written by earlier calls, 112 the output region's
-;;     size, 120 T (i64), 128 the previous piece id (i64), 136-156 the six streams' starts
+;;     size, 120 T (i64), 128 the previous piece id (i64), 136-156 the six streams' starts,
+;; 160 the pack's frame table, 164 its first pieces, 168 its frames (0: every piece through the import)
 ;; and returns the bytes it wrote at out (lines from the next one, as many as fit in the region;
 ;; the cursors, the next line and the bytes written are saved at P for the next call), or -1. Every region needs 16 readable bytes past its end and the
-;; output 64 writable ones (copies move 16 bytes at a time). The one import, piece(id), returns the
-;; address of pack piece id's bytes in this memory and stores their end (i32) at address 4.
+;; output 64 writable ones (copies move 16 bytes at a time). Pieces are read from the frame table's
+;; frames; for a frame not in it the import piece(id) returns the address of pack piece id's bytes
+;; in this memory and stores their end (i32) at address 4 (-1: not in this memory). The f64 at
+;; address 8 is the frames' use clock (the table's last-use values come from it).
 ;; Assembled by wabt (tools/build-rebuild-wasm.mjs) into rebuild-wasm.ts; a test checks the two agree.
 (module
   (import "env" "piece" (func $piece (param i32) (result i32)))
   (memory (export "mem") 1)
   (global $se (mut i32) (i32.const 0))
   (global $ok (mut i32) (i32.const 1))
+  ;; The pack: the frame table (16 bytes a frame: address (0 = not in this memory), piece starts,
+  ;; f64 last use), the frames' first pieces (and the total), the frame count; the current frame.
+  (global $ftab (mut i32) (i32.const 0))
+  (global $fp (mut i32) (i32.const 0))
+  (global $nf (mut i32) (i32.const 0))
+  (global $cf (mut i32) (i32.const 0))
+  (global $ce (mut i32) (i32.const 0))
+  (global $ca (mut i32) (i32.const 0))
+  (global $cs (mut i32) (i32.const 0))
+  (global $pe (mut i32) (i32.const 0))
+
+  ;; Piece id's address ($pe: its end), from a frame in this memory, else through the import (which
+  ;; may load the frame, evicting others); -1 when the import has it nowhere.
+  (func $pieceAt (param $id i32) (result i32)
+    (local $lo i32) (local $hi i32) (local $mid i32) (local $e i32) (local $j i32) (local $c f64)
+    (if (i32.or (i32.lt_u (local.get $id) (global.get $cf)) (i32.ge_u (local.get $id) (global.get $ce)))
+      (then
+        (block $js
+          (br_if $js (i32.eqz (global.get $nf)))
+          (br_if $js (i32.ge_u (local.get $id) (i32.load (i32.add (global.get $fp) (i32.shl (global.get $nf) (i32.const 2))))))
+          (local.set $hi (i32.sub (global.get $nf) (i32.const 1)))
+          (block $found
+            (loop $bs
+              (br_if $found (i32.ge_u (local.get $lo) (local.get $hi)))
+              (local.set $mid (i32.shr_u (i32.add (i32.add (local.get $lo) (local.get $hi)) (i32.const 1)) (i32.const 1)))
+              (if (i32.le_u (i32.load (i32.add (global.get $fp) (i32.shl (local.get $mid) (i32.const 2)))) (local.get $id))
+                (then (local.set $lo (local.get $mid)))
+                (else (local.set $hi (i32.sub (local.get $mid) (i32.const 1)))))
+              (br $bs)))
+          (local.set $e (i32.add (global.get $ftab) (i32.shl (local.get $lo) (i32.const 4))))
+          (br_if $js (i32.eqz (i32.load (local.get $e))))
+          (global.set $cf (i32.load (i32.add (global.get $fp) (i32.shl (local.get $lo) (i32.const 2)))))
+          (global.set $ce (i32.load offset=4 (i32.add (global.get $fp) (i32.shl (local.get $lo) (i32.const 2)))))
+          (global.set $ca (i32.load (local.get $e)))
+          (global.set $cs (i32.load offset=4 (local.get $e)))
+          (local.set $c (f64.add (f64.load (i32.const 8)) (f64.const 1)))
+          (f64.store (i32.const 8) (local.get $c))
+          (f64.store offset=8 (local.get $e) (local.get $c))
+          (br 1))
+        ;; Not here: the import loads it (its answer's end at address 4); it may evict the current frame.
+        (global.set $cf (i32.const 0))
+        (global.set $ce (i32.const 0))
+        (local.set $j (call $piece (local.get $id)))
+        (global.set $pe (i32.load (i32.const 4)))
+        (return (local.get $j))))
+    (local.set $j (i32.add (global.get $cs) (i32.shl (i32.sub (local.get $id) (global.get $cf)) (i32.const 2))))
+    (global.set $pe (i32.sub (i32.add (global.get $ca) (i32.load offset=4 (local.get $j))) (i32.const 1)))
+    (i32.add (global.get $ca) (i32.load (local.get $j))))
+
+  ;; The starts of a pack frame's pieces (each ends with a newline): len bytes at a, exactly n
+  ;; pieces, starts at out (i32, frame-relative, n + 1 of them: the last is len). 1 when the frame
+  ;; holds exactly n pieces and ends with its last newline, else 0 (the JavaScript reader then
+  ;; scans it lazily and says what is wrong when it gets there). Reads up to 15 bytes past a + len.
+  (func (export "starts") (param $a i32) (param $len i32) (param $out i32) (param $n i32) (result i32)
+    (local $pos i32) (local $m i32) (local $cnt i32)
+    (i32.store (local.get $out) (i32.const 0))
+    (block $end
+      (loop $l
+        (br_if $end (i32.ge_u (local.get $pos) (local.get $len)))
+        (local.set $m (i8x16.bitmask (i8x16.eq (v128.load (i32.add (local.get $a) (local.get $pos))) (i8x16.splat (i32.const 10)))))
+        (if (i32.lt_u (i32.sub (local.get $len) (local.get $pos)) (i32.const 16))
+          (then (local.set $m (i32.and (local.get $m) (i32.sub (i32.shl (i32.const 1) (i32.sub (local.get $len) (local.get $pos))) (i32.const 1))))))
+        (block $bits
+          (loop $b
+            (br_if $bits (i32.eqz (local.get $m)))
+            (local.set $cnt (i32.add (local.get $cnt) (i32.const 1)))
+            (if (i32.gt_u (local.get $cnt) (local.get $n)) (then (return (i32.const 0))))
+            (i32.store (i32.add (local.get $out) (i32.shl (local.get $cnt) (i32.const 2)))
+              (i32.add (i32.add (local.get $pos) (i32.ctz (local.get $m))) (i32.const 1)))
+            (local.set $m (i32.and (local.get $m) (i32.sub (local.get $m) (i32.const 1))))
+            (br $b)))
+        (local.set $pos (i32.add (local.get $pos) (i32.const 16)))
+        (br $l)))
+    (i32.and (i32.eq (local.get $cnt) (local.get $n))
+      (i32.eq (i32.load (i32.add (local.get $out) (i32.shl (local.get $n) (i32.const 2)))) (local.get $len))))
 
   ;; Copy n bytes from s to d (writes up to 15 bytes past d + n).
   (func $cp (param $s i32) (param $n i32) (param $d i32)
@@ -211,6 +289,11 @@
     (local.set $T (i64.load offset=120 (local.get $P)))
     (local.set $prev (i64.load offset=128 (local.get $P)))
     (local.set $first (local.get $i))
+    (global.set $ftab (i32.load offset=160 (local.get $P)))
+    (global.set $fp (i32.load offset=164 (local.get $P)))
+    (global.set $nf (i32.load offset=168 (local.get $P)))
+    (global.set $cf (i32.const 0))
+    (global.set $ce (i32.const 0))
     (local.set $o (local.get $out))
     (block $fail
       (block $done
@@ -351,9 +434,9 @@
                           (local.set $x (i64.add (i64.add (local.get $prev) (i64.const 1)) (local.get $x)))
                           (br_if $fail (i64.gt_u (local.get $x) (i64.const 2147483647)))
                           (local.set $prev (local.get $x))
-                          (local.set $a (call $piece (i32.wrap_i64 (local.get $x))))
+                          (local.set $a (call $pieceAt (i32.wrap_i64 (local.get $x))))
                           (br_if $fail (i32.lt_s (local.get $a) (i32.const 0)))
-                          (local.set $sz (i32.sub (i32.load (i32.const 4)) (local.get $a)))
+                          (local.set $sz (i32.sub (global.get $pe) (local.get $a)))
                           (br_if $fail (i32.gt_u (i32.add (local.get $o) (local.get $sz)) (local.get $end)))
                           (call $cp (local.get $a) (local.get $sz) (local.get $o))
                           (local.set $o (i32.add (local.get $o) (local.get $sz)))))
