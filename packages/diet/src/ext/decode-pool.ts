@@ -35,9 +35,60 @@ export interface DecodedBlock {
   release: () => void;
 }
 
-/** The blocks of `src` as original bytes, in order, decoded by `workers` threads. */
-export async function* decodeBlocksOnWorkers(src: ExtSource, workers: number): AsyncGenerator<DecodedBlock> {
+function startDecodeWorker(workerData: { path: string | null; expect?: ExtSource["expect"] }): Worker {
+  return startWorker(new URL("./decode-worker.js", import.meta.url), { workerData, resourceLimits: { maxYoungGenerationSizeMb: DECODE_WORKER_YOUNG_MB } });
+}
+
+/**
+ * Decode workers started before their container exists (the diet starts them while its last
+ * blocks are encoded, so their start-up and the kernel's compilation overlap the write, not the
+ * verification): each waits for the container it is given by `decodeBlocksOnWorkers`.
+ * `close()` ends the ones not taken (and is harmless after they were).
+ */
+export class DecodeCrew {
+  private readonly ws: Worker[] = [];
+  private readonly failed = new Map<Worker, string>();
+
+  constructor(n: number) {
+    for (let i = 0; i < n; i++) {
+      const w = startDecodeWorker({ path: null });
+      w.on("error", (e) => this.failed.set(w, e.message));
+      w.on("exit", (code) => { if (!this.failed.has(w)) this.failed.set(w, `exited (${code})`); });
+      this.ws.push(w);
+    }
+  }
+
+  get size(): number {
+    return this.ws.length;
+  }
+
+  /** Up to `n` of the workers, given the container at `path` (the rest ended); throws WORKER_FAILED for one that already failed. */
+  take(n: number, path: string, expect: ExtSource["expect"]): Worker[] {
+    const ws = this.ws.splice(0, n);
+    void this.close();
+    for (const w of ws) {
+      const why = this.failed.get(w);
+      if (why !== undefined) {
+        for (const x of ws) void x.terminate();
+        throw new JournalError("WORKER_FAILED", `a decode worker failed: ${why}`, { path });
+      }
+      w.postMessage({ open: { path, expect } });
+    }
+    return ws;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.ws.splice(0).map((w) => w.terminate()));
+  }
+}
+
+/**
+ * The blocks of `src` as original bytes, in order, decoded by `workers` threads (taken from
+ * `crew` when given: `workers` of its threads at most, started earlier).
+ */
+export async function* decodeBlocksOnWorkers(src: ExtSource, workers: number, crew?: DecodeCrew): AsyncGenerator<DecodedBlock> {
   const ws: Worker[] = [];
+  const given = crew === undefined ? [] : crew.take(workers, src.path, src.expect);
   const pending = new Map<number, { resolve: (b: DecodedBlock) => void; reject: (e: Error) => void }>();
   let done = false;
   const fail = (e: Error) => {
@@ -45,7 +96,7 @@ export async function* decodeBlocksOnWorkers(src: ExtSource, workers: number): A
     pending.clear();
   };
   for (let i = 0; i < workers; i++) {
-    const w = startWorker(new URL("./decode-worker.js", import.meta.url), { workerData: { path: src.path, expect: src.expect }, resourceLimits: { maxYoungGenerationSizeMb: DECODE_WORKER_YOUNG_MB } });
+    const w = given[i] ?? startDecodeWorker({ path: src.path, expect: src.expect });
     w.on("message", (m: Answer) => {
       const p = pending.get(m.id);
       pending.delete(m.id);

@@ -8,9 +8,13 @@ import { parentPort, workerData } from "node:worker_threads";
 import { isJournalError, layoutOf } from "@hankweave-journal/core";
 import { ExtSource, type ExtExpect } from "./ext-source.js";
 import { BLOCK_TARGET_BYTES } from "./format.js";
+import { threadRebuilder } from "./rebuild-wasm.js";
 
-const { path, expect } = workerData as { path: string; expect: ExtExpect };
-const src = ExtSource.open(layoutOf("/"), expect, path);
+const init = workerData as { path: string | null; expect?: ExtExpect };
+/** Null until `{open}` names the container (a worker started before it was written: `DecodeCrew`). */
+let src: ExtSource | null = init.path === null ? null : ExtSource.open(layoutOf("/"), init.expect as ExtExpect, init.path);
+// Started early: compile the rebuild kernel while the container is still being written.
+if (src === null) threadRebuilder();
 /** Buffers given back, reused for the next blocks. */
 const spare: ArrayBuffer[] = [];
 /** A block is cut at the first line end after BLOCK_TARGET_BYTES: most fit in this. */
@@ -24,12 +28,18 @@ function outFor(size: number): Buffer {
   return Buffer.from(new ArrayBuffer(Math.max(size, BLOCK_BUFFER_BYTES)));
 }
 
-parentPort?.on("message", (m: { id: number; k: number } | { recycle: ArrayBuffer }) => {
+parentPort?.on("message", (m: { id: number; k: number } | { recycle: ArrayBuffer } | { open: { path: string; expect: ExtExpect } }) => {
+  if ("open" in m) {
+    // As at the start: a container that does not open ends the worker with its error.
+    src = ExtSource.open(layoutOf("/"), m.open.expect, m.open.path);
+    return;
+  }
   if ("recycle" in m) {
     if (spare.length < 4) spare.push(m.recycle);
     return;
   }
   try {
+    if (src === null) throw new Error("no container opened");
     const { data } = src.decodeBytes(m.k, outFor(src.blocks[m.k].originalBytes));
     parentPort?.postMessage({ id: m.id, data }, [data.buffer as ArrayBuffer]);
   } catch (e) {

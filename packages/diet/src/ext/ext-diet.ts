@@ -26,7 +26,7 @@ import type { DietVerification } from "../verify-diet.js";
 import { FORMAT_VERSION, type ExtManifestInfo } from "./format.js";
 import { ExtSource, extInfoOfJson, readExtInfo } from "./ext-source.js";
 import { writeExtContainer, type ExtWriteResult } from "./ext-write.js";
-import { DECODE_MAX_WORKERS, DECODE_WORKERS_MIN_BYTES, decodeBlocksOnWorkers } from "./decode-pool.js";
+import { DECODE_MAX_WORKERS, DECODE_WORKERS_MIN_BYTES, DecodeCrew, decodeBlocksOnWorkers } from "./decode-pool.js";
 import { publishPair, rmQuiet } from "../publish-diet.js";
 
 /** Options of the extended diet beyond the common ones (tests use small blocks). */
@@ -92,16 +92,22 @@ export async function openExtSource(layout: ExecLayout, paths: { zst?: string; m
   return { src, manifest, ext };
 }
 
+/** How many decode workers restore and verify use for `originalBytes` (`workers`: the caller's choice, capped). */
+function decodeWorkersFor(originalBytes: number, workers?: number): number {
+  return Math.min(workers ?? (originalBytes >= DECODE_WORKERS_MIN_BYTES ? DECODE_MAX_WORKERS : 0), DECODE_MAX_WORKERS);
+}
+
 /**
  * The original bytes of an extended diet as chunks, with the restore pipeline's piece shape
  * (`release`, when not null, gives the chunk's buffer back to its decode worker: call it once the
  * bytes are no longer used). `workers` threads decode the blocks
- * (default: DECODE_MAX_WORKERS from DECODE_WORKERS_MIN_BYTES, else none; 0: in this thread).
+ * (default: DECODE_MAX_WORKERS from DECODE_WORKERS_MIN_BYTES, else none; 0: in this thread),
+ * taken from `crew` when given (started earlier, see `DecodeCrew`).
  */
-export async function* extOriginalPieces(src: ExtSource, workers?: number): AsyncGenerator<{ parts: Buffer[]; release: (() => void) | null }> {
-  const n = Math.min(workers ?? (src.expect.originalBytes >= DECODE_WORKERS_MIN_BYTES ? DECODE_MAX_WORKERS : 0), DECODE_MAX_WORKERS, src.blocks.length);
+export async function* extOriginalPieces(src: ExtSource, workers?: number, crew?: DecodeCrew): AsyncGenerator<{ parts: Buffer[]; release: (() => void) | null }> {
+  const n = Math.min(decodeWorkersFor(src.expect.originalBytes, workers), src.blocks.length);
   if (n > 0) {
-    for await (const { data, release } of decodeBlocksOnWorkers(src, n)) yield { parts: [data], release };
+    for await (const { data, release } of decodeBlocksOnWorkers(src, n, crew)) yield { parts: [data], release };
     return;
   }
   for (const parts of src.originalChunks()) {
@@ -115,13 +121,13 @@ export async function* extOriginalPieces(src: ExtSource, workers?: number): Asyn
  * Verify an extended diet from disk: rebuild every line, compare size and SHA-256 with the
  * manifest. Throws MANIFEST_INVALID, EXT_* codes or MANIFEST_MISMATCH; never modifies anything.
  */
-export async function verifyExtDiet(layout: ExecLayout, paths: { zst?: string; manifest?: string; workers?: number } = {}): Promise<DietVerification> {
+export async function verifyExtDiet(layout: ExecLayout, paths: { zst?: string; manifest?: string; workers?: number; crew?: DecodeCrew } = {}): Promise<DietVerification> {
   const manifestPath = paths.manifest ?? layout.manifest;
   const { src, manifest } = await openExtSource(layout, paths);
   const sha = createSha256();
   let bytes = 0;
   try {
-    for await (const { parts, release } of extOriginalPieces(src, paths.workers)) {
+    for await (const { parts, release } of extOriginalPieces(src, paths.workers, paths.crew)) {
       for (const p of parts) {
         sha.update(p);
         bytes += p.length;
@@ -191,6 +197,9 @@ export async function applyExtDiet(execRef: ExecRef, opts: ExtDietOptions = {}):
   const lock = await claimLockForOfflineTool(layout, { now: opts.now });
   let fh: import("node:fs/promises").FileHandle | undefined;
   let published = false;
+  // The verification's decode workers, started once the journal is read (their start-up and the
+  // kernel's compilation overlap the last blocks' encoding and the writes, not the verification).
+  let crew: DecodeCrew | undefined;
   try {
     fh = await openRegularForRead(layout.journal);
     const before = await fh.stat();
@@ -215,7 +224,12 @@ export async function applyExtDiet(execRef: ExecRef, opts: ExtDietOptions = {}):
     const zfh = await createTemp(layout.dietedJournalTmp);
     let w: ExtWriteResult;
     try {
-      w = await writeExtContainer(fh, before.size, zfh, { ...opts, hook });
+      w = await writeExtContainer(fh, before.size, zfh, {
+        ...opts, hook, onReadDone: () => {
+          const n = decodeWorkersFor(before.size, opts.workers);
+          if (n > 0) crew = new DecodeCrew(n);
+        },
+      });
       await zfh.sync();
     } finally {
       await zfh.close();
@@ -244,7 +258,7 @@ export async function applyExtDiet(execRef: ExecRef, opts: ExtDietOptions = {}):
     await hook("tmp-written", 0);
 
     try {
-      await verifyExtDiet(layout, { zst: layout.dietedJournalTmp, manifest: layout.manifestTmp, workers: opts.workers });
+      await verifyExtDiet(layout, { zst: layout.dietedJournalTmp, manifest: layout.manifestTmp, workers: opts.workers, crew });
     } catch (e) {
       throw new JournalError("DIET_VERIFY_FAILED", `the written diet did not verify: ${(e as Error).message}`, { path: layout.dietedJournalTmp }, { cause: e });
     }
@@ -258,6 +272,7 @@ export async function applyExtDiet(execRef: ExecRef, opts: ExtDietOptions = {}):
     // An OS error (a full disk, a read-only mount) is coded: NO_SPACE, READ_ONLY, …
     throw errnoOf(e) !== undefined ? ioError(e, layout.eventsDir) : e;
   } finally {
+    await crew?.close();
     await fh?.close();
     if (!published) {
       await rmQuiet(layout.dietedJournalTmp);

@@ -15,6 +15,7 @@ import { applyExtDiet } from "./ext-diet.js";
 import { writeExtContainer } from "./ext-write.js";
 import { independentDecode } from "./independent-decoder.js";
 import { ExtSource } from "./ext-source.js";
+import { DecodeCrew, decodeBlocksOnWorkers } from "./decode-pool.js";
 
 // Round trips of the extended diet: through the independent decoder written from
 // docs/extended-diet.md, through openReader (the production decoder) and through restore.
@@ -218,6 +219,15 @@ describe("extended diet: decoding with reused memory", () => {
         const b = src.blocks[k];
         expect(Buffer.from(src.decodeBytes(k).data).equals(original.subarray(b.originalOffset, b.originalOffset + b.originalBytes))).toBe(true);
       }
+      // Decode workers started before they are given the container: one taken, the other ended.
+      const crew = new DecodeCrew(2);
+      const got: Buffer[] = [];
+      for await (const b of decodeBlocksOnWorkers(src, 1, crew)) {
+        got.push(Buffer.from(b.data));
+        b.release();
+      }
+      expect(crew.size).toBe(0);
+      expect(Buffer.concat(got).equals(original)).toBe(true);
     } finally {
       src.close();
     }

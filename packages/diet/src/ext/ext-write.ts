@@ -35,6 +35,8 @@ export interface ExtWriteOptions {
   workers?: number;
   /** Crash-test hook, called after each record or frame written. */
   hook?: (step: string, n: number) => void | Promise<void>;
+  /** Called once the whole journal is read and its last block submitted (the diet starts its verification's workers then). */
+  onReadDone?: () => void;
 }
 
 export interface ExtWriteResult {
@@ -294,6 +296,7 @@ export async function writeExtContainer(src: FileHandle, size: number, out: File
       }
     }
     if (len > 0) await submit(buf.subarray(0, len), true);
+    opts.onReadDone?.();
     while (inFlight.length > 0) {
       const next = inFlight.shift() as { p: Promise<ColumnsDone>; bytes: number };
       await seal(await next.p, next.bytes);
