@@ -5,11 +5,11 @@
  * escaper runs at ~170 MB/s per CPU-s (length pass included); this one needs no length pass.
  *
  * The restore worker threads (`restore.worker.ts`) import this same factory.
- * `JSON_ESCAPE_WASM_BASE64` is written by `node tools/build-escape-wasm.mjs` from the .wat
+ * `JSON_ESCAPE_WASM_BASE64` is written by `node tools/build-wasm.mjs json-escape` from the .wat
  * (wabt, a devDependency: nothing assembles at run time); a test checks the two agree.
  */
 
-/** The assembled json-escape.wat (written by tools/build-escape-wasm.mjs). */
+/** The assembled json-escape.wat (written by tools/build-wasm.mjs). */
 export const JSON_ESCAPE_WASM_BASE64 =
   "AGFzbQEAAAABDgJgAn9/AX9gA39/fwF/AwMCAAEFAwEAAQcNAgNtZW0CAANlc2MAAQrxAgJfAQF/IAAtAAAhAiABQdwAOgAAIAJBAUcEfyABIAI6AAEgAUECagUgAUH1ADoAASABQTA6AAIgAUEwOgADIAEgAEEEdi0AgAI6AAQgASAAQQ9xLQCAAjoABSABQQZqCwuOAgMDfwF7A38gAkEiOgAAIAJBAWohBCABQRBrIQUCQANAIAMgBUoNASAAIANq/QAEACEGIAQgBv0LBAAgBv0MICAgICAgICAgICAgICAgIP0mIAb9DCIiIiIiIiIiIiIiIiIiIiL9I/1QIAb9DFxcXFxcXFxcXFxcXFxcXFz9I/1Q/WQhByAHRQRAIARBEGohBCADQRBqIQMMAQsgB2ghCCADIAhqIQMgACADai0AACAEIAhqEAAhBCADQQFqIQMMAAsLAkADQCADIAFPDQEgACADai0AACEJIAktAAAEQCAJIAQQACEEBSAEIAk6AAAgBEEBaiEECyADQQFqIQMMAAsLIARBIjoAACAEQQFqCwt8AgBBAAtgAQEBAQEBAQFidG4BZnIBAQEBAQEBAQEBAQEBAQEBAQEAACIAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAABcAAAAAEGAAgsQMDEyMzQ1Njc4OWFiY2RlZg==";
 

@@ -81,10 +81,10 @@ describe("escapeJsonBytes", () => {
 describe("the WebAssembly escaper", () => {
   const special = Array.from('\u0000\u0001\b\t\n\u000b\f\r\u000e\u001f"\\/\u007f\u2028é😀a ');
 
-  it("is the assembly of json-escape.wat (run `node tools/build-escape-wasm.mjs` after editing the .wat)", async () => {
-    const { assembleEscapeWasm } = await import("../../../tools/build-escape-wasm.mjs");
+  it("is the assembly of json-escape.wat (run `node tools/build-wasm.mjs json-escape` after editing the .wat)", async () => {
+    const { assembleWasm } = await import("../../../tools/build-wasm.mjs");
     const wat = readFileSync(fileURLToPath(new URL("./json-escape.wat", import.meta.url)), "utf8");
-    expect((await assembleEscapeWasm(wat)).toString("base64")).toBe(JSON_ESCAPE_WASM_BASE64);
+    expect((await assembleWasm("json-escape", wat)).toString("base64")).toBe(JSON_ESCAPE_WASM_BASE64);
   });
 
   it("gives the bytes of JSON.stringify for any well-formed string, call after call (its memory grows and views move)", () => {

@@ -6,7 +6,7 @@
 ;; block is stored whole before the escape inside it overwrites its tail.
 ;; Memory: bytes 0-255 the escape table (0 copy, 1 \u00xx, else the letter after the backslash),
 ;; 256-271 the hex digits; the caller's buffers from ESC_FREE (1024) on.
-;; Assembled by wabt (tools/build-escape-wasm.mjs) into json-escape-wasm.ts; a test checks the two agree.
+;; Assembled by wabt (tools/build-wasm.mjs) into json-escape-wasm.ts; a test checks the two agree.
 (module
   (memory (export "mem") 1)
   (data (i32.const 0) "\01\01\01\01\01\01\01\01\62\74\6e\01\66\72\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\00\00\22\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\5c\00\00\00")

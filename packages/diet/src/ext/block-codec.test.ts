@@ -99,10 +99,10 @@ describe("extended diet block decoder: ids and timestamps written as bytes", () 
 });
 
 describe("extended diet block decoder: the WebAssembly rebuild kernel", () => {
-  it("is the assembly of rebuild.wat (run `node tools/build-rebuild-wasm.mjs` after editing the .wat)", async () => {
-    const { assembleRebuildWasm } = await import("../../../../tools/build-rebuild-wasm.mjs");
+  it("is the assembly of rebuild.wat (run `node tools/build-wasm.mjs rebuild` after editing the .wat)", async () => {
+    const { assembleWasm } = await import("../../../../tools/build-wasm.mjs");
     const wat = readFileSync(fileURLToPath(new URL("./rebuild.wat", import.meta.url)), "utf8");
-    expect((await assembleRebuildWasm(wat)).toString("base64")).toBe(REBUILD_WASM_BASE64);
+    expect((await assembleWasm("rebuild", wat)).toString("base64")).toBe(REBUILD_WASM_BASE64);
   });
 
   // A block of every hole kind (pieces in the kernel's memory, as a source that decodes whole blocks keeps them), then

@@ -23,7 +23,7 @@
 ;; frames; for a frame not in it the import piece(id) returns the address of pack piece id's bytes
 ;; in this memory and stores their end (i32) at address 4 (-1: not in this memory). The f64 at
 ;; address 8 is the frames' use clock (the table's last-use values come from it).
-;; Assembled by wabt (tools/build-rebuild-wasm.mjs) into rebuild-wasm.ts; a test checks the two agree.
+;; Assembled by wabt (tools/build-wasm.mjs) into rebuild-wasm.ts; a test checks the two agree.
 (module
   (import "env" "piece" (func $piece (param i32) (result i32)))
   (memory (export "mem") 1)

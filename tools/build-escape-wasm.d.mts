@@ -1,2 +1,0 @@
-/** The module's bytes for the WAT text `wat` (wabt; see build-escape-wasm.mjs). */
-export function assembleEscapeWasm(wat: string): Promise<Buffer>;
