@@ -434,7 +434,7 @@ function canonicalEscapes(s: string, from: number, to: number): boolean {
 }
 
 /** Values joined with a `\n` after each (an empty list is an empty stream). */
-function joined(values: string[]): Buffer {
+export function joined(values: string[]): Buffer {
   return values.length === 0 ? Buffer.alloc(0) : Buffer.from(`${values.join("\n")}\n`, "utf8");
 }
 
@@ -550,63 +550,19 @@ export function encodeColumns(input: Buffer, level: number): ColumnBlock {
   };
 }
 
-/** The pack's side of text encoding: piece ids for pieces worth storing once. */
-export interface PieceStore {
-  /** The id of `piece`, adding it (to the pack being written) when new. */
-  idOf(piece: string): number;
-}
-
-/**
- * Encode a block's text values against the pack: each value is split at its escaped newlines
- * (the two characters `\` `n`; split and joined with the same separator, so exact whatever they
- * mean); pieces of PIECE_MIN_CHARS or more become references, shorter ones stay inline.
- * TEXT gets one token per piece (`'` + the piece, or the id as a signed delta from the previous
- * reference + 1), TEXTN the number of pieces per value.
- */
-export function textStreams(texts: string[], store: PieceStore, snapTexts: number[] = [], split?: string[][]): {
-  text: Buffer; textn: Buffer; refs: number; snapText: number[]; snapTextN: number[]; snapPrev: number[];
-} {
-  const tokens: string[] = [];
-  const counts: string[] = new Array(texts.length);
-  const snapText: number[] = [];
-  const snapTextN: number[] = [];
-  const snapPrev: number[] = [];
-  let prev = -1;
-  let refs = 0;
-  let textBytes = 0;
-  let textnBytes = 0;
-  let sj = 0;
-  for (let i = 0; i <= texts.length; i++) {
-    while (sj < snapTexts.length && snapTexts[sj] === i) {
-      snapText.push(textBytes);
-      snapTextN.push(textnBytes);
-      snapPrev.push(prev);
-      sj++;
-    }
-    if (i === texts.length) break;
-    const pieces = split?.[i] ?? texts[i].split("\\n");
-    counts[i] = String(pieces.length);
-    textnBytes += counts[i].length + 1;
-    for (const p of pieces) {
-      if (p.length < PIECE_MIN_CHARS) {
-        tokens.push(`'${p}`);
-        textBytes += Buffer.byteLength(p) + 2;
-      } else {
-        const id = store.idOf(p);
-        const tok = String(id - prev - 1);
-        tokens.push(tok);
-        textBytes += tok.length + 1;
-        prev = id;
-        refs++;
-      }
-    }
-  }
-  return { text: joined(tokens), textn: joined(counts), refs, snapText, snapTextN, snapPrev };
+/** The text streams of a block's text values (`textStreamsOf`), and where each snapshot is in them. */
+export interface TextStreams {
+  text: Buffer;
+  textn: Buffer;
+  refs: number;
+  snapText: number[];
+  snapTextN: number[];
+  snapPrev: number[];
 }
 
 /**
  * The long pieces of a block's text values (PIECE_MIN_CHARS or more UTF-16 units, the ones
- * `textStreams` asks the pack about), in order, as the writing thread's dedupe needs them: the
+ * the pack stores once), in order, as the writing thread's dedupe needs them: the
  * texts' UTF-8 bytes (one write per text value), where piece k is `bytes[starts[k], ends[k])`,
  * and a 30-bit hash of each (FNV-1a over its bytes from `seed`; a hash only picks the
  * candidates, the bytes decide). The pieces are found in the bytes as `split("\\n")` finds them
@@ -629,17 +585,6 @@ function utf16Units(b: Uint8Array, from: number, to: number): number {
     if ((x & 0xc0) !== 0x80) n += x >= 0xf0 ? 2 : 1;
   }
   return n;
-}
-
-export function longPieces(texts: string[], seed: number): LongPieces {
-  let chars = 0;
-  for (const t of texts) chars += t.length;
-  // At most 3 UTF-8 bytes per UTF-16 unit (untouched pages cost nothing).
-  const bytes = chars === 0 ? Buffer.alloc(0) : Buffer.allocUnsafeSlow(3 * chars);
-  const ends: number[] = [];
-  let at = 0;
-  for (const t of texts) ends.push((at += bytes.write(t, at, "utf8")));
-  return longPiecesOf(bytes.subarray(0, at), ends, seed);
 }
 
 /**
@@ -734,14 +679,13 @@ function writeInt(out: Buffer, at: number, n: number): number {
 let textScratch: Buffer | null = null;
 
 /**
- * `textStreams` of the text values `bytes[ends[k - 1], ends[k])`, given the pack's ids of their
+ * The TEXT and TEXTN streams of the text values `bytes[ends[k - 1], ends[k])` (the tests' oracle is
+ * `textStreams` of test-helpers.ts, the same encoding over strings), given the pack's ids of their
  * long pieces in order: the same bytes, written straight from the text bytes, piece by piece as
  * `longPiecesOf` cut them (`cuts`, recorded in its byte loop; found again when not given: a
  * native search per separator cost 0.2 CPU-s per worker per 100 MB).
  */
-export function textStreamsOf(bytes: Buffer, valueEnds: ArrayLike<number>, ids: ArrayLike<number>, snapTexts: number[] = [], cuts?: PieceCuts): {
-  text: Buffer; textn: Buffer; refs: number; snapText: number[]; snapTextN: number[]; snapPrev: number[];
-} {
+export function textStreamsOf(bytes: Buffer, valueEnds: ArrayLike<number>, ids: ArrayLike<number>, snapTexts: number[] = [], cuts?: PieceCuts): TextStreams {
   if (cuts === undefined) {
     cuts = { ends: new Uint32Array(0), long: new Uint8Array(0) };
     longPiecesOf(bytes, valueEnds, 0, cuts);
@@ -826,7 +770,7 @@ export function snapStream(snaps: number[][]): Buffer {
 }
 
 /** The block record: the column pass's streams plus the text streams compressed at `level`. */
-export function sealBlock(c: ColumnBlock, t: ReturnType<typeof textStreams>, level: number): Buffer {
+export function sealBlock(c: ColumnBlock, t: TextStreams, level: number): Buffer {
   const { text, textn } = t;
   for (let j = 0; j < c.snaps.length; j++) {
     c.snaps[j][1] = t.snapPrev[j];

@@ -2,7 +2,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { prng } from "@hankweave-journal/journal/testing";
 import { Pack } from "./ext-write.js";
-import { decodeBlockRange, encodeColumns, longPieces, sealBlock, sealWithIds, textStreams, textStreamsOf, unpackRecord } from "./block-codec.js";
+import { decodeBlockRange, encodeColumns, sealBlock, sealWithIds, textStreamsOf, unpackRecord } from "./block-codec.js";
+import { longPieces, textStreams } from "./test-helpers.js";
 import { FORMAT_VERSION, PIECE_MIN_CHARS, STREAM } from "./format.js";
 
 /** The pack's id assignment as it was written with string keys (before pieces came as bytes with hashes). */
