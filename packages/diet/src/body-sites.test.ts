@@ -86,6 +86,21 @@ describe("rewriteLine (the invertibility proof)", () => {
     expect(rewriteLine(Buffer.from(`${head},"content":${body}}}`), "compatible")).not.toBeNull();
   });
 
+  it("refuses a line whose later top-level key holds an escape (it may spell a second type), canonical or not", () => {
+    const body = JSON.stringify("w".repeat(5000));
+    const head = `{"id":"1-a","timestamp":"2026-03-05T12:00:00.000Z","type":"file.updated","data":{"path":"a","content":${body}}`;
+    // Canonical (JSON.stringify writes these escapes): only the check on the parsed keys refuses them.
+    for (const key of ['"x\\"y"', '"x\\ny"', '"x\\\\y"']) {
+      const l = Buffer.from(`${head},${key}:1}`);
+      expect(JSON.stringify(JSON.parse(l.toString())) === l.toString()).toBe(true);
+      expect(rewriteLine(l, "compatible")).toBeNull();
+    }
+    expect(rewriteLine(Buffer.from(`${head},"\\u0074ype":"info"}`), "compatible")).toBeNull();
+    expect(rewriteLine(Buffer.from(`${head},"type":"file.updated"}`), "compatible")).toBeNull();
+    // The same line with a plain later key is moved.
+    expect(rewriteLine(Buffer.from(`${head},"xy":1}`), "compatible")).not.toBeNull();
+  });
+
   it("refuses invalid UTF-8 and non-objects", () => {
     const good = line("file.updated", { content: "x".repeat(5000) });
     const bad = Buffer.from(good);
