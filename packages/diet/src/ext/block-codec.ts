@@ -832,6 +832,24 @@ export function unpackRecord(record: Buffer, path?: string, want?: (s: number) =
 
 const EMPTY = Buffer.alloc(0);
 
+/**
+ * What reading a record of `recordBytes` and decoding all its streams takes from a wasm Scratch
+ * (the record, then each non-empty stream, padded), from the record's first bytes `head` (its
+ * magic, count and stream table; `head` may be shorter than the table: null, as for a record that
+ * is not one, whose decode then reports it).
+ */
+export function wholeDecodeBytes(head: Buffer, recordBytes: number): number | null {
+  if (head.length < 8 || head.readUInt32LE(0) !== BLOCK_MAGIC) return null;
+  const n = head.readUInt32LE(4);
+  if (8 + 8 * n > head.length) return null;
+  let bytes = padded(recordBytes);
+  for (let s = 0; s < n; s++) {
+    const size = head.readUInt32LE(12 + 8 * s);
+    if (size > 0) bytes += padded(size);
+  }
+  return bytes;
+}
+
 /** The kernel's output region (its lines are copied out as it fills; a longer line gets a region its size). */
 let outChunk = 1 << 20;
 /** Tests: a small output region, so that a small block takes many kernel calls; returns the previous size. */
@@ -874,6 +892,20 @@ export class Scratch {
       this.cap = this.peak + (this.peak >> 3);
       this.addr = w.alloc(this.cap);
     }
+  }
+
+  /**
+   * Right after a reset, before any take: make the region hold `bytes` of takes (their padding
+   * included: see `wholeDecodeBytes`), so a job larger than every earlier one gets all its views in
+   * the rebuilder's memory rather than plain buffers. The one alloc happens before any view exists.
+   */
+  fit(bytes: number): void {
+    const w = this.wasm;
+    this.peak = Math.max(this.peak, bytes);
+    if (w === null || this.used !== 0 || bytes <= this.cap) return;
+    if (this.addr >= 0) w.free(this.addr);
+    this.cap = bytes + (bytes >> 3);
+    this.addr = w.alloc(this.cap);
   }
 
   /** `n` bytes (uninitialised) valid until the next reset. */
@@ -1472,16 +1504,18 @@ function wasmRebuild(j: RebuildJob): number {
     const EMPTY_VIEW = EMPTY;
     const streams: Uint8Array[] = [j.verbatim ?? EMPTY_VIEW, j.idMs ?? EMPTY_VIEW, j.idRand ?? EMPTY_VIEW, j.ts ?? EMPTY_VIEW, j.text ?? EMPTY_VIEW, j.textn ?? EMPTY_VIEW];
     for (let c = 0; c < nCols; c++) streams.push(colBuf[c] ?? EMPTY_VIEW);
-    // Where the streams already in the rebuilder's memory are (before an alloc can move it).
+    // Where the streams already in the rebuilder's memory are, and every stream's length, before
+    // an alloc can grow (move) the memory: a grow detaches those views (their length reads 0).
     const mine = w.buf.buffer;
     const loc = streams.map((b) => (b.buffer === mine && b.length > 0 ? b.byteOffset : -1));
-    placed = { at: loc, len: streams.map((b) => b.length) };
+    const slen = streams.map((b) => b.length);
+    placed = { at: loc, len: slen };
     // The output goes through a region of outChunk bytes (or the longest line), copied out as it fills.
     let maxLen = 0;
     for (let i = 0; i < n; i++) if (lenOf[i] > maxLen) maxLen = lenOf[i];
     const cap = Math.min(size, Math.max(outChunk, maxLen + 1));
     let bytes = 176 + padded(20 * meta.nShapes) + 4 * padded(4 * n) + 3 * padded(4 * nCols) + padded(cap) + 64 + padded(8 * nSnaps * (8 + nCols));
-    for (let i = 0; i < streams.length; i++) if (loc[i] < 0) bytes += padded(streams[i].length);
+    for (let i = 0; i < streams.length; i++) if (loc[i] < 0) bytes += padded(slen[i]);
     for (let k = 1; k <= meta.nShapes; k++) {
       if (used[k] === 0) continue;
       if (meta.kinds[k - 1] === undefined) meta.use(k - 1);
@@ -1494,7 +1528,8 @@ function wasmRebuild(j: RebuildJob): number {
       jobAt = w.alloc(jobCap);
     }
     base = jobAt;
-    // The alloc may have moved the memory: the streams in it are found by address.
+    // The alloc may have moved the memory: views of it from here on (the streams in it are found
+    // by address, their lengths are slen; a stream elsewhere is a buffer of its own, still whole).
     const { u8, i32 } = w;
     let at = base;
     const take = (len: number): number => {
@@ -1534,7 +1569,7 @@ function wasmRebuild(j: RebuildJob): number {
     for (let s = 0; s < 6; s++) {
       const p = put(streams[s], s);
       i32[q + 6 + 2 * s] = p;
-      i32[q + 7 + 2 * s] = p + streams[s].length;
+      i32[q + 7 + 2 * s] = p + slen[s];
     }
     const cb = take(4 * nCols);
     const ce = take(4 * nCols);
@@ -1542,7 +1577,7 @@ function wasmRebuild(j: RebuildJob): number {
     for (let c = 0; c < nCols; c++) {
       const p = put(streams[6 + c], 6 + c);
       i32[(cb >> 2) + c] = p;
-      i32[(ce >> 2) + c] = p + streams[6 + c].length;
+      i32[(ce >> 2) + c] = p + slen[6 + c];
       i32[(ca >> 2) + c] = p;
     }
     const out = take(cap + 64);

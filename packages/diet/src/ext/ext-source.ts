@@ -15,7 +15,7 @@ import {
   extError, readBlockTable, readFooter, readFrameTable,
   type BlockEntry, type ExtManifestInfo, type FrameEntry,
 } from "./format.js";
-import { Scratch, decodeBlockRange, type DecodedRange, type KernelFrames } from "./block-codec.js";
+import { Scratch, decodeBlockRange, wholeDecodeBytes, type DecodedRange, type KernelFrames } from "./block-codec.js";
 import { threadRebuilder, type WasmRebuilder } from "./rebuild-wasm.js";
 import { zstdContentSize, zstdDecodeInto } from "./zstd.js";
 
@@ -175,8 +175,32 @@ export class ExtSource {
     const s = whole && this.wscratch !== null ? this.wscratch : this.scratch;
     this.recordScratch = s;
     s.reset();
+    if (s === this.wscratch) {
+      // The stream table first: the scratch sized for the whole decode before any view of it exists.
+      const need = this.recordHead(b);
+      if (need !== null) s.fit(need);
+    }
     return preadExact(this.fd, b.fileOffset, b.recordBytes, this.path, s.take(b.recordBytes));
   }
+
+  /**
+   * What decoding block `b` whole takes from the scratch, from its record's stream table (null when
+   * the table does not read: the record's own read and decode then say what is wrong).
+   */
+  private recordHead(b: BlockEntry): number | null {
+    const len = Math.min(b.recordBytes, this.headBuf.length);
+    try {
+      let head = preadExact(this.fd, b.fileOffset, len, this.path, this.headBuf.subarray(0, len));
+      const table = len >= 8 ? 8 + 8 * head.readUInt32LE(4) : 0;
+      if (table > len && table <= b.recordBytes) head = preadExact(this.fd, b.fileOffset, table, this.path);
+      return wholeDecodeBytes(head, b.recordBytes);
+    } catch {
+      return null;
+    }
+  }
+
+  /** A record's first bytes (its stream table: 8 bytes a stream), reused. */
+  private readonly headBuf = Buffer.allocUnsafe(4096);
 
   /** The scratch memory the last record was read into (its streams go there too). */
   private recordScratch: Scratch = this.scratch;
