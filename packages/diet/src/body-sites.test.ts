@@ -80,10 +80,15 @@ describe("rewriteLine (the invertibility proof)", () => {
       `${head},"content":${body.slice(0, -1)}\\ud800"}}`, // lone surrogate
       `${head}, "content": ${body}}}`, // whitespace
       `${head},"content":${body},"contentRef":1}}`, // the pointer key already exists
+      `${head},"content":${body},"7":1}}`, // an integer key JSON.parse puts first
+      `${head},"content":${body}},"9":1}`, // the same at the top level
     ];
     for (const c of cases) expect(rewriteLine(Buffer.from(c), "extended")).toBeNull();
-    // The same body written canonically is moved (so the refusals above are about the proof).
+    // The same body written canonically is moved (so the refusals above are about the proof),
+    // also beside a `__proto__` key (JSON.parse makes it an own key; the rewrite keeps it one).
     expect(rewriteLine(Buffer.from(`${head},"content":${body}}}`), "compatible")).not.toBeNull();
+    const proto = Buffer.from(`${head},"content":${body},"__proto__":{"x":1}}}`);
+    expect(roundTrip(proto).equals(proto)).toBe(true);
   });
 
   it("refuses a line whose later top-level key holds an escape (it may spell a second type), canonical or not", () => {

@@ -229,6 +229,9 @@ export async function applyDiet(exec: ExecRef, opts: DietOptions = {}): Promise<
 
     const referenced = new Set<string>();
     const blobs = { written: 0, reused: 0 };
+    // The size of every referenced blob on disk, as putBlob wrote or found it (no stat per blob
+    // after the publish: 847 at 100 MB body-heavy, ~0.1 s).
+    let casBytes = 0;
     const inFlight = new Set<Promise<void>>();
     let blobError: unknown;
     const zfh = await createTemp(layout.dietedJournalTmp);
@@ -273,6 +276,7 @@ export async function applyDiet(exec: ExecRef, opts: DietOptions = {}): Promise<
             async (r) => {
               if (r.outcome === "reused") blobs.reused++;
               else blobs.written++;
+              casBytes += r.storedBytes;
               await hook("blob", blobs.written + blobs.reused);
             },
             (e) => {
@@ -376,7 +380,7 @@ export async function applyDiet(exec: ExecRef, opts: DietOptions = {}): Promise<
       originalSha256: scan.originalSha256,
       originalBytes: scan.originalBytes,
       totalEvents: manifest.totalEvents,
-      stored: await storedSizes(layout, referenced, zstBytes, manifestText.length),
+      stored: { pointerJournalBytes: zstBytes, manifestBytes: manifestText.length, casBytes, totalBytes: zstBytes + manifestText.length + casBytes },
       bodies: { moved: scan.moved, unique: scan.uniqueBodies, written: blobs.written, reused: blobs.reused },
       verified: true,
     };

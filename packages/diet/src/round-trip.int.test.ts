@@ -34,6 +34,12 @@ describe("diet round trip (property)", () => {
         expect(m.dietVersion).toBe(1);
         expect(kindOfManifest(m)).toBe(kind);
         expect(r.kind).toBe(kind);
+        // The stored sizes are the files' (every blob of this fresh CAS is one the diet references).
+        const blobSizes = fs.existsSync(l.casDir)
+          ? fs.readdirSync(l.casDir).flatMap((s) => fs.readdirSync(`${l.casDir}/${s}`).map((f) => fs.statSync(`${l.casDir}/${s}/${f}`).size))
+          : [];
+        expect(r.stored.casBytes).toBe(blobSizes.reduce((x, y) => x + y, 0));
+        expect(r.stored.totalBytes).toBe(r.stored.casBytes + r.stored.manifestBytes + fs.statSync(l.dietedJournal).size);
 
         // Which lines stayed verbatim: compare the pointer journal with the original lines.
         const pointer = await decompressZstd(fs.readFileSync(l.dietedJournal), { maxBytes: 1 << 30 });
