@@ -147,6 +147,73 @@ describe("restore fast path (worker threads)", () => {
   });
 });
 
+describe("restore fast path of a one-frame diet (one worker decodes the stream)", () => {
+  it("rebuilds every block in the worker, byte for byte, whatever the output buffer and body arena sizes", async () => {
+    const original = Buffer.concat([
+      finishedJournal(bodiesFor(2), null, 300),
+      finishedJournal(bodiesFor(40), "RunCompleted", 10),
+      Buffer.from('{"torn":'),
+    ]);
+    const exec = await dietBytes(original, { frameTargetBytes: 3000 });
+    made.push(exec);
+    const manifest = await readManifest(layoutOf(exec));
+    expect(manifest.framing).toBe("one-frame");
+    const frames = manifest.frames!.length;
+    expect(frames).toBeGreaterThan(10);
+    const withBodies = manifest.frames!.filter((f) => f.rewritten.length > 0).length;
+    expect(withBodies).toBeGreaterThan(5);
+    for (const [workers, sizes, pieces] of [
+      [1, {}, "all"], // blocks with bodies go out as two buffers' pieces
+      [2, {}, "all"], // one stream: one worker whatever is asked
+      [1, { slotBytes: 1000 }, "none"], // blocks larger than an output buffer: copied, over several
+      [1, { slotBytes: 6000 }, "some"], // some blocks fit a buffer, their bodies do not: copied
+      [1, { bodyCacheBytes: 40_000 }, "all"],
+      [1, { wasmEscapeMaxBytes: 0, bodyCacheBytes: 1 }, "all"],
+    ] as [number, PipelineSizes, "all" | "some" | "none"][]) {
+      const stats = {} as PipelineStats;
+      const got = await withSource(exec, (src) => piecesOf(src, workers, stats, sizes));
+      expect(got.equals(original)).toBe(true);
+      expect(stats).toMatchObject({ workers: 1, fastFrames: frames, fallbackFrom: null, fallbackReason: null });
+      expect(stats.bodiesRead).toBeGreaterThan(0);
+      if (pieces === "all") expect(stats.pieceFrames).toBe(withBodies);
+      else if (pieces === "none") expect(stats.pieceFrames).toBe(0);
+      else expect(stats.pieceFrames > 0 && stats.pieceFrames < withBodies).toBe(true);
+    }
+    const stats = {} as PipelineStats;
+    const r = await restoreJournal(exec, { workers: 1, stats });
+    expect(r.originalSha256).toBe(sha256Hex(original));
+    expect(fs.readFileSync(layoutOf(exec).journal).equals(original)).toBe(true);
+    expect(stats.fastFrames).toBe(frames);
+  });
+
+  it("a damaged stream or body is handed to the in-thread path: the stable code, nothing published", async () => {
+    const bodies = bodiesFor(8);
+    const original = finishedJournal(bodies, "RunCompleted", 40);
+    const cases: [string, (l: ReturnType<typeof layoutOf>) => void, string][] = [
+      // Bytes after the frame: every block decodes, the worker's end check fails.
+      ["trailing bytes", (l) => fs.appendFileSync(l.dietedJournal, Buffer.from([1, 2, 3])), "ZSTD_CORRUPT"],
+      // The frame cut short: a block cannot be decoded.
+      ["truncated", (l) => fs.truncateSync(l.dietedJournal, fs.statSync(l.dietedJournal).size - 40), "ZSTD_CORRUPT"],
+      // A body of the same size with other bytes: its hash check fails in the worker.
+      ["corrupt body", (l) => fs.writeFileSync(l.casBlob(sha256Hex(Buffer.from(bodies[7]))), fs.readFileSync(l.casBlob(sha256Hex(Buffer.from(bodies[0]))))), "CAS_CORRUPT"],
+    ];
+    for (const [what, damage, code] of cases) {
+      const exec = await dietBytes(original, { frameTargetBytes: 3000 });
+      made.push(exec);
+      const l = layoutOf(exec);
+      damage(l);
+      const stats = {} as PipelineStats;
+      expect(await codeOf(withSource(exec, (src) => piecesOf(src, 1, stats))), what).toBe(code);
+      expect(stats.workers, what).toBe(1);
+      expect(stats.fallbackReason, what).not.toBeNull();
+      if (what === "trailing bytes") expect(stats.fallbackFrom).toBe(stats.fastFrames);
+      expect(await codeOf(restoreJournal(exec, { workers: 1 })), what).toBe(code);
+      expect(fs.existsSync(l.journal), what).toBe(false);
+      expect(fs.existsSync(l.restoreTmp), what).toBe(false);
+    }
+  });
+});
+
 describe("one-frame blocks in this thread (DietedSource.originalBlocks)", () => {
   it("reuses a released block's buffer for a later block and still gives back every byte; an unreleased one is never reused", async () => {
     const original = finishedJournal(bodiesFor(12), "RunCompleted", 300);

@@ -1,15 +1,18 @@
 /**
- * The restore's fast path: worker threads rebuild the original bytes of our seekable pointer
- * journal frame by frame (blocks of RESTORE_BLOCK_FRAMES frames in turn), while the calling thread only hashes and
- * writes. Each worker reads its frames with `pread` into a reused buffer and decodes them with
- * libzstd (`zstd-napi`'s `ZSTD_decompressDCtx`, into exactly the indexed size; a frame without
- * rewritten lines straight into an output buffer), reads and verifies the CAS bodies of the
- * rewritten lines (SHA-256, decode of exactly the pointer's size, straight into the memory of the
- * WebAssembly escaper) and escapes them there (the byte-level JavaScript escaper above 8 MiB or
- * without WebAssembly), then copies the finished bytes into one of a few output buffers that it
- * transfers to the caller (no copy), which transfers each back once it was hashed and written.
- * (Not a SharedArrayBuffer ring: V8 copies into shared memory with a relaxed-atomic memmove,
- * measured at ~0.7 s of CPU per GB against ~0.1 s for a plain copy.)
+ * The restore's fast path: worker threads rebuild the original bytes of our pointer journal frame
+ * by frame, while the calling thread only hashes and writes. The seekable journal's frames are
+ * dealt to the workers in blocks of RESTORE_BLOCK_FRAMES and read with `pread` into a reused
+ * buffer; the one-frame journal (the compatible default) is one stream, decoded block by block by
+ * ONE worker (`OneFrameReader`, then checked to end with the last block). Frames are decoded with
+ * libzstd (`zstd-napi`, into exactly the indexed size) straight into an output buffer, one of a
+ * few that the worker transfers to the caller (no copy), which transfers each back once it was
+ * hashed and written. The worker reads and verifies the CAS bodies of the rewritten lines (SHA-256,
+ * decode of exactly the pointer's size, straight into the memory of the WebAssembly escaper) and
+ * escapes them there (the byte-level JavaScript escaper above 8 MiB or without WebAssembly), then
+ * gathers the frame's keys and bodies into a second output buffer: the frame goes out as pieces of
+ * the two, in file order. A frame or its bodies larger than an output buffer is copied into output
+ * buffers instead. (Not a SharedArrayBuffer ring: V8 copies into shared memory with a
+ * relaxed-atomic memmove, measured at ~0.7 s of CPU per GB against ~0.1 s for a plain copy.)
  *
  * Only the happy path runs there. A frame whose checks fail in a worker — a short read, a decode
  * error, a line count or length that disagrees with the manifest, a bad pointer, a missing,
@@ -29,8 +32,8 @@ import type { RestoreWorkerData, RestoreWorkerMessage } from "./restore.worker.j
 
 /** Bytes of one output buffer (a frame's output takes one buffer or more; every frame starts a new one). */
 export const RING_SLOT_BYTES = 4 * 1024 * 1024;
-/** Output buffers per worker. */
-export const RING_SLOTS = 4;
+/** Output buffers per worker (a frame with bodies holds two until written). */
+export const RING_SLOTS = 6;
 /** Consecutive frames given to one worker (bodies repeat close together: a block shares one body cache). */
 export const RESTORE_BLOCK_FRAMES = 4;
 /** Bodies larger than this are left to the in-thread path (a worker's decode buffer keeps its peak). */
@@ -80,6 +83,8 @@ export interface PipelineStats {
   fallbackReason: string | null;
   /** CAS bodies read (and verified) by the workers. */
   bodiesRead: number;
+  /** Frames with rewritten lines that came as pieces of two buffers (their pointer bytes not copied). */
+  pieceFrames: number;
 }
 
 type WorkerMessage = RestoreWorkerMessage;
@@ -106,14 +111,19 @@ export async function* originalPieces(
 ): AsyncGenerator<OriginalPiece> {
   const table = src.seekTable;
   const frames = src.manifest.frames;
-  if (stats) Object.assign(stats, { workers: 0, fastFrames: 0, fallbackFrom: null, fallbackReason: null, bodiesRead: 0 });
+  if (stats) Object.assign(stats, { workers: 0, fastFrames: 0, fallbackFrom: null, fallbackReason: null, bodiesRead: 0, pieceFrames: 0 });
   let from = 0;
-  if (workers >= 1 && table !== null && frames !== undefined && frames.length > 0) {
+  /** Every worker said done after the last frame (false: the in-thread path checks the end). */
+  let ended = false;
+  // The one-frame journal is one stream: one worker decodes it all, block by block.
+  const oneFrame = src.oneFrame;
+  if (workers >= 1 && (table !== null || oneFrame) && frames !== undefined && frames.length > 0) {
     // The workers walk every frame's rewritten list: check them all first (MANIFEST_INVALID).
     for (let k = 0; k < frames.length; k++) src.checkFrame(k);
-    const n = Math.min(workers, Math.ceil(frames.length / RESTORE_BLOCK_FRAMES));
+    const n = oneFrame ? 1 : Math.min(workers, Math.ceil(frames.length / RESTORE_BLOCK_FRAMES));
     if (stats) stats.workers = n;
     const lanes = startLanes(src, n, sizes);
+    ended = true;
     try {
       from = frames.length;
       outer: for (let k = 0; k < frames.length; k++) {
@@ -127,6 +137,24 @@ export async function* originalPieces(
               stats.fallbackReason = m.fallback ?? `worker message for frame ${m.k} while waiting for ${k}`;
             }
             break outer;
+          }
+          const bufs = m.bufs;
+          if (bufs !== undefined) {
+            const p = m.parts!;
+            if (stats) stats.pieceFrames++;
+            const views: Buffer[] = [];
+            for (let i = 0; i < p.length; i += 3) views.push(Buffer.from(bufs[p[i]], p[i + 1], p[i + 2] - p[i + 1]));
+            let released = false;
+            yield {
+              parts: views,
+              release: () => {
+                if (released) return;
+                released = true;
+                lane.back.postMessage(bufs, bufs);
+                Atomics.add(lane.signal, 0, 1);
+                Atomics.notify(lane.signal, 0);
+              },
+            };
           }
           const buf = m.buf;
           if (buf) {
@@ -146,26 +174,38 @@ export async function* originalPieces(
         }
         if (stats) stats.fastFrames++;
       }
-      if (from === frames.length && stats) {
-        for (const lane of lanes) stats.bodiesRead += (await next(lane)).bodiesRead ?? 0;
+      if (from === frames.length) {
+        // Each worker's last word: done (a one-frame worker also checked that the stream ends
+        // there), or a fallback, which hands the end check to the in-thread path.
+        for (const lane of lanes) {
+          const m = await next(lane);
+          if (m.done !== true) {
+            ended = false;
+            if (stats) {
+              stats.fallbackFrom = frames.length;
+              stats.fallbackReason = m.fallback ?? `worker message for frame ${m.k} after the last frame`;
+            }
+          } else if (stats) stats.bodiesRead += m.bodiesRead ?? 0;
+        }
       }
     } finally {
       await stopLanes(lanes);
     }
   }
-  if (frames !== undefined && from >= frames.length && table !== null) return;
+  if (frames !== undefined && from >= frames.length && ended && (table !== null || oneFrame)) return;
   yield* src.originalBlocks(from);
 }
 
 function startLanes(src: DietedSource, n: number, sizes: PipelineSizes): Lane[] {
   assertZstdNative(); // the workers load the same binding
-  const table = src.seekTable!;
+  const table = src.seekTable;
   const frames = src.manifest.frames!;
   const shared: Omit<RestoreWorkerData, "signal" | "back" | "first" | "step" | "block"> = {
     fd: src.descriptor,
-    offsets: table.offsets,
-    compressed: table.entries.map((e) => e.compressedSize),
-    decompressed: table.entries.map((e) => e.decompressedSize),
+    oneFrameBytes: table === null ? src.zstBytes : null,
+    offsets: table?.offsets ?? [],
+    compressed: table?.entries.map((e) => e.compressedSize) ?? [],
+    decompressed: table?.entries.map((e) => e.decompressedSize) ?? [],
     frames,
     exec: src.layout.exec,
     slots: RING_SLOTS,

@@ -1,13 +1,16 @@
 /**
  * A worker thread of the restore's fast path (`restore-pipeline.ts`): rebuilds the original bytes
- * of its blocks of frames of our seekable pointer journal and transfers them to the caller in
- * output buffers. Started by `startWorker(new URL("./restore.worker.js", import.meta.url))`.
+ * of its blocks of frames of our pointer journal (seekable: frames read with pread; one-frame:
+ * the whole stream, in order) and transfers them to the caller in output buffers. Started by
+ * `startWorker(new URL("./restore.worker.js", import.meta.url))`.
  *
- * Protocol (unchanged from the inline script it replaces): `workerData` is a `RestoreWorkerData`;
- * the worker posts `RestoreWorkerMessage`s — `{k, buf, len, last}` per output buffer of frame k
- * (`buf` transferred; `last` on the frame's final one), then `{k: frames.length, done, bodiesRead}`,
- * or `{k, fallback}` when a check failed (the caller rebuilds frame k and after in its own
- * thread). Buffers come back through `back`; `signal[0]` counts returns, `signal[1]` is stop.
+ * Protocol: `workerData` is a `RestoreWorkerData`; the worker posts `RestoreWorkerMessage`s —
+ * `{k, buf, len, last}` per output buffer of frame k (`buf` transferred; `last` on the frame's
+ * final one), or `{k, bufs, parts, last}` for a frame as pieces of two buffers (transferred,
+ * returned together), then `{k: frames.length, done, bodiesRead}` (for a one-frame journal only
+ * once the stream was checked to end there), or `{k, fallback}` when a check failed (the caller
+ * rebuilds frame k and after in its own thread). Buffers come back through `back` (one, or an
+ * array); `signal[0]` counts returns, `signal[1]` is stop.
  *
  * Only the happy path runs here: a frame's bytes leave the worker only after all its checks passed.
  */
@@ -16,7 +19,7 @@ import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { isUtf8 } from "node:buffer";
 import { isSha256Hex, layoutOf } from "@hankweave-journal/core";
-import { zstdNapi } from "@hankweave-journal/cas";
+import { OneFrameReader, zstdNapi } from "@hankweave-journal/cas";
 import { jsonEscapeInto, jsonEscapedLength } from "./json-escape.js";
 import { JSON_ESCAPE_WASM_BASE64, tryCreateWasmEscaper } from "./json-escape-wasm.js";
 import { POINTER_RE } from "./rehydrate.js";
@@ -26,6 +29,11 @@ import type { FrameIndexEntry } from "./manifest.js";
 export interface RestoreWorkerData {
   /** Descriptor of the pointer journal (shared with the caller; read with pread). */
   fd: number;
+  /**
+   * Our one-frame pointer journal of this many bytes (the manifest's blocks, decoded as one stream
+   * in order by the only worker), or null for the seekable one (frames at `offsets`).
+   */
+  oneFrameBytes: number | null;
   offsets: number[];
   compressed: number[];
   decompressed: number[];
@@ -50,6 +58,9 @@ export interface RestoreWorkerMessage {
   k: number;
   buf?: ArrayBuffer | null;
   len?: number;
+  /** A frame as pieces of these buffers (transferred): `parts` is [buffer index, start, end, …] in file order. */
+  bufs?: ArrayBuffer[];
+  parts?: number[];
   last?: boolean;
   done?: boolean;
   bodiesRead?: number;
@@ -129,7 +140,10 @@ function runWorker(port: NonNullable<typeof parentPort>, w: RestoreWorkerData): 
     for (;;) {
       if (Atomics.load(signal, 1) !== 0) throw STOPPED;
       const seen = Atomics.load(signal, 0);
-      for (let m = receiveMessageOnPort(w.back); m !== undefined; m = receiveMessageOnPort(w.back)) free.push(m.message as ArrayBuffer);
+      for (let m = receiveMessageOnPort(w.back); m !== undefined; m = receiveMessageOnPort(w.back)) {
+        if (Array.isArray(m.message)) free.push(...(m.message as ArrayBuffer[]));
+        else free.push(m.message as ArrayBuffer);
+      }
       const back = free.pop();
       if (back !== undefined) return new Uint8Array(back);
       if (allocated < w.slots) {
@@ -255,29 +269,44 @@ function runWorker(port: NonNullable<typeof parentPort>, w: RestoreWorkerData): 
     return b;
   };
 
-  const frame = (): void => {
-    const f = frames[k];
+  // The one-frame journal: one stream decoder, every block in order (any decoder error is a fallback).
+  const stream = w.oneFrameBytes === null ? null : new OneFrameReader(w.fd, w.oneFrameBytes);
+  /** Decode frame (or block) k's `d` pointer bytes into `dst`. */
+  const decodeFrame = (dst: Uint8Array, d: number): void => {
+    if (stream !== null) {
+      stream.readInto(dst);
+      return;
+    }
     const c = w.compressed[k];
-    const d = w.decompressed[k];
     const src = frameIn.ensure(c);
     for (let done = 0; done < c; ) {
       const r = readSync(w.fd, src, done, c - done, w.offsets[k] + done);
       if (r === 0) throw new Fallback("short read");
       done += r;
     }
+    decode(dst, src.subarray(0, c), d, "frame decode");
+  };
+
+  const frame = (): void => {
+    const f = frames[k];
+    const d = stream !== null ? f.pointerBytes! : w.decompressed[k];
     const rw = f.rewritten;
     if (rw.length === 0 && d > 0 && d <= w.slotBytes) {
       // Nothing to splice: decoded straight into an output buffer (every frame starts a new one;
       // an empty frame takes the path below, which posts no buffer).
       const slot = acquire();
       out = slot;
-      decode(slot.subarray(0, d), src.subarray(0, c), d, "frame decode");
+      decodeFrame(slot.subarray(0, d), d);
       fill = d;
       post(true);
       return;
     }
-    const data = frameOut.ensure(d).subarray(0, d);
-    decode(data, src.subarray(0, c), d, "frame decode");
+    // A frame with rewritten lines that fits an output buffer is decoded into one and goes out
+    // as is, its bodies gathered into a second one: the caller writes the pieces of both in order
+    // (no copy of the pointer bytes). Otherwise everything is copied into output buffers.
+    const whole = rw.length > 0 && d <= w.slotBytes ? acquire() : null;
+    const data = whole !== null ? Buffer.from(whole.buffer, whole.byteOffset, d) : frameOut.ensure(d).subarray(0, d);
+    decodeFrame(data, d);
     if (rw.length === 0) {
       emit(data, 0, d);
       post(true);
@@ -320,6 +349,15 @@ function runWorker(port: NonNullable<typeof parentPort>, w: RestoreWorkerData): 
       if (length !== l.originalLength) throw new Fallback("line length");
     }
     // Every check passed: emit.
+    if (whole !== null) {
+      let need = 0;
+      for (const b of bodies.values()) need += b.length;
+      for (const l of lines) for (const s of l.spans) need += s.key.length;
+      if (need <= w.slotBytes) {
+        postPieces(whole, data, lines, bodies);
+        return;
+      }
+    }
     let run = 0;
     for (const l of lines) {
       for (const s of l.spans) {
@@ -332,6 +370,38 @@ function runWorker(port: NonNullable<typeof parentPort>, w: RestoreWorkerData): 
     }
     emit(data, run, d);
     post(true);
+    if (whole !== null) free.push(whole.buffer as ArrayBuffer);
+  };
+
+  /**
+   * Post frame k as pieces of two output buffers: `whole` (its decoded pointer bytes, `data`) and
+   * one holding the keys and the escaped bodies of its rewritten lines (`{k, bufs, parts, last}`).
+   */
+  const postPieces = (whole: Uint8Array, data: Buffer, lines: RewrittenLine[], bodies: Map<string, Uint8Array>): void => {
+    const spliced = acquire();
+    const at = new Map<string, number>();
+    let fillTo = 0;
+    for (const [sha, b] of bodies) {
+      spliced.set(b, fillTo);
+      at.set(sha, fillTo);
+      fillTo += b.length;
+    }
+    // [buffer (0: pointer bytes, 1: keys and bodies), start, end, …] in file order.
+    const parts: number[] = [];
+    let run = 0;
+    for (const l of lines) {
+      for (const s of l.spans) {
+        if (s.start > run) parts.push(0, run, s.start);
+        spliced.set(s.key, fillTo);
+        const b = at.get(s.sha)!;
+        parts.push(1, fillTo, fillTo + s.key.length, 1, b, b + bodies.get(s.sha)!.length);
+        fillTo += s.key.length;
+        run = s.end;
+      }
+    }
+    if (data.length > run) parts.push(0, run, data.length);
+    const bufs = [whole.buffer as ArrayBuffer, spliced.buffer as ArrayBuffer];
+    port.postMessage({ k, bufs, parts, last: true } satisfies RestoreWorkerMessage, bufs);
   };
 
   try {
@@ -341,6 +411,8 @@ function runWorker(port: NonNullable<typeof parentPort>, w: RestoreWorkerData): 
         frame();
       }
     }
+    // The stream ends with the last block: a complete frame, nothing after it.
+    stream?.end();
     port.postMessage({ k: frames.length, done: true, bodiesRead } satisfies RestoreWorkerMessage);
   } catch (e) {
     if (e === STOPPED) return;
