@@ -1170,7 +1170,12 @@ class Meta {
   readonly tplBytes: Uint8Array[];
   readonly segs: Int32Array[];
 
-  constructor(readonly nShapes: number, private readonly load: (k: number) => unknown, readonly nCols: number, private readonly bad: (why: string) => Error) {
+  /**
+   * `parsed` (version 3): shape k's template already parsed (another block used it) and its
+   * columns, or null: `load` then parses the shape as JSON (and says what is wrong with it).
+   */
+  constructor(readonly nShapes: number, private readonly load: (k: number) => unknown, readonly nCols: number, private readonly bad: (why: string) => Error,
+    private readonly parsed?: (k: number) => ParsedShape | null) {
     this.kinds = new Array(nShapes);
     this.shapeCols = new Array(nShapes);
     this.tpls = new Array(nShapes);
@@ -1182,6 +1187,18 @@ class Meta {
   use(k: number): boolean {
     if (!(k >= 0 && k < this.nShapes)) return false;
     if (this.kinds[k] !== undefined) return true;
+    const p = this.parsed === undefined ? null : this.parsed(k);
+    if (p !== null) {
+      // The checks of the JSON path below, on the same values (the template's holes, the columns).
+      const { tpl, cols } = p;
+      if (cols.length !== tpl.strNum) throw this.bad(`shape ${k + 1} lists ${cols.length} columns for its ${tpl.strNum} holes`);
+      for (const c of cols) if (!(c < this.nCols)) throw this.bad(`shape ${k + 1} names column ${c}`);
+      this.kinds[k] = tpl.kinds;
+      this.shapeCols[k] = cols;
+      this.tplBytes[k] = tpl.bytes;
+      this.segs[k] = tpl.segs;
+      return true;
+    }
     const sh = this.load(k);
     if (!Array.isArray(sh) || typeof sh[0] !== "string" || !Array.isArray(sh[1])) throw this.bad(`shape ${k + 1}`);
     const tpl = sh[0];
@@ -1211,24 +1228,190 @@ class Meta {
     let segs = this.segs[k];
     if (segs === undefined) {
       const bytes = Buffer.from(this.tpls[k], "utf8");
-      segs = new Int32Array(2 * this.kinds[k].length + 2);
-      let j = 0;
-      let from = 0;
-      for (let i = 0; i < bytes.length; i++) {
-        const c = bytes[i];
-        if (c >= 1 && c <= 5) {
-          segs[j++] = from;
-          segs[j++] = i;
-          from = i + 1;
-        }
-      }
-      segs[j++] = from;
-      segs[j] = bytes.length;
+      segs = segmentsOf(bytes, this.kinds[k].length);
       this.tplBytes[k] = bytes;
       this.segs[k] = segs;
     }
     return segs;
   }
+}
+
+/** The literal segments of a template's UTF-8 bytes around its `holes` holes (the bytes 1–5: JSON escapes every other control character). */
+function segmentsOf(bytes: Uint8Array, holes: number): Int32Array {
+  const segs = new Int32Array(2 * holes + 2);
+  let j = 0;
+  let from = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i];
+    if (c >= 1 && c <= 5) {
+      segs[j++] = from;
+      segs[j++] = i;
+      from = i + 1;
+    }
+  }
+  segs[j++] = from;
+  segs[j] = bytes.length;
+  return segs;
+}
+
+/** A template parsed: its hole kinds, how many are string columns, its UTF-8 bytes and their segments. */
+export interface ParsedTemplate {
+  kinds: Uint8Array;
+  strNum: number;
+  bytes: Uint8Array;
+  segs: Int32Array;
+}
+
+export interface ParsedShape {
+  tpl: ParsedTemplate;
+  cols: number[];
+}
+
+/**
+ * The UTF-8 of the templates of the block being decoded (a shape's bytes are a view of it; a
+ * block's Meta lives only within its decodeBlockRange call, so the next block starts it over).
+ * At 1 GB each restore worker parsed 4,600–6,400 templates, 15–23 MB (the largest 270 KB): as
+ * strings (JSON.parse, the hole regex, Buffer.from, the segment scan) they were ~0.2 s and most
+ * of the worker's garbage.
+ */
+let tplArena: Buffer = Buffer.allocUnsafeSlow(1 << 20);
+let tplArenaUsed = 0;
+
+/** The JSON escapes `\b \f \n \r \t` (others: `"`, `\\`, `/`, `\u`) as bytes, by the escape's letter. */
+const ESCAPED = new Uint8Array(128);
+ESCAPED[0x62] = 8;
+ESCAPED[0x66] = 12;
+ESCAPED[0x6e] = 10;
+ESCAPED[0x72] = 13;
+ESCAPED[0x74] = 9;
+ESCAPED[0x22] = 0x22;
+ESCAPED[0x5c] = 0x5c;
+ESCAPED[0x2f] = 0x2f;
+
+function hexDigit(c: number): number {
+  return c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : c >= 0x41 && c <= 0x46 ? c - 0x37 : -1;
+}
+
+/** The length of the well-formed UTF-8 sequence at `b[i]` (a byte ≥ 0x80) within `to`, or 0. */
+function utf8Length(b: Buffer, i: number, to: number): number {
+  const c = b[i];
+  const cont = (j: number, lo = 0x80, hi = 0xbf) => j < to && b[j] >= lo && b[j] <= hi;
+  if (c >= 0xc2 && c <= 0xdf) return cont(i + 1) ? 2 : 0;
+  if (c >= 0xe0 && c <= 0xef) {
+    const lo = c === 0xe0 ? 0xa0 : 0x80;
+    const hi = c === 0xed ? 0x9f : 0xbf;
+    return cont(i + 1, lo, hi) && cont(i + 2) ? 3 : 0;
+  }
+  if (c >= 0xf0 && c <= 0xf4) {
+    const lo = c === 0xf0 ? 0x90 : 0x80;
+    const hi = c === 0xf4 ? 0x8f : 0xbf;
+    return cont(i + 1, lo, hi) && cont(i + 2) && cont(i + 3) ? 4 : 0;
+  }
+  return 0;
+}
+
+/**
+ * Version 3 shape line `b[s, e)` (no `\n`) when it is exactly `[` + a JSON string + `,[` + column
+ * numbers (canonical decimals, comma-separated) + `]]`, read from its bytes (no string made): the
+ * template unescaped into the arena, its holes (the escapes `\u0001`–`\u0005`) and segments, and
+ * the columns. Null for anything else (spaces, other numbers, a `\u` escape above 0x7f, bytes that
+ * are not well-formed UTF-8, not JSON): the JSON path reads it, with the same results and errors.
+ * For what it accepts the bytes are those of Buffer.from(JSON.parse(line)[0]) (well-formed UTF-8
+ * passes through decoding and encoding unchanged).
+ */
+export function parsedShapeLine(b: Buffer, s: number, e: number): ParsedShape | null {
+  if (e - s < 7 || b[s] !== 0x5b || b[s + 1] !== 0x22 || b[e - 1] !== 0x5d || b[e - 2] !== 0x5d) return null;
+  // The columns: digits and commas back from the end to their `[`.
+  let p = e - 3;
+  while (p > s && ((b[p] >= 0x30 && b[p] <= 0x39) || b[p] === 0x2c)) p--;
+  if (b[p] !== 0x5b || b[p - 1] !== 0x2c || b[p - 2] !== 0x22 || p - 2 <= s + 1) return null;
+  const cols: number[] = [];
+  if (p + 1 < e - 2) {
+    let v = 0;
+    let digits = 0;
+    let lead = false;
+    for (let i = p + 1; i <= e - 2; i++) {
+      const c = b[i];
+      if (c === 0x2c || i === e - 2) {
+        if (digits === 0 || digits > 9) return null;
+        cols.push(v);
+        v = 0;
+        digits = 0;
+        continue;
+      }
+      // Not JSON: a leading zero before another digit.
+      if (digits === 1 && lead) return null;
+      lead = digits === 0 && c === 0x30;
+      v = v * 10 + (c - 0x30);
+      digits++;
+    }
+  }
+  // The string's body, between its quotes: unescaped at most byte for byte.
+  const from = s + 2;
+  const to = p - 2;
+  if (tplArenaUsed + (to - from) > tplArena.length) {
+    // Views of the old arena keep it alive until their block is done.
+    tplArena = Buffer.allocUnsafeSlow(Math.max(2 * tplArena.length, to - from));
+    tplArenaUsed = 0;
+  }
+  const out = tplArena;
+  const o0 = tplArenaUsed;
+  let o = o0;
+  const holes: number[] = [];
+  let i = from;
+  while (i < to) {
+    const c = b[i];
+    if (c === 0x5c) {
+      if (i + 1 >= to) return null;
+      const d = b[i + 1];
+      let v: number;
+      if (d === 0x75) {
+        if (i + 6 > to) return null;
+        const h0 = hexDigit(b[i + 2]);
+        const h1 = hexDigit(b[i + 3]);
+        const h2 = hexDigit(b[i + 4]);
+        const h3 = hexDigit(b[i + 5]);
+        if ((h0 | h1 | h2 | h3) < 0) return null;
+        v = (h0 << 12) | (h1 << 8) | (h2 << 4) | h3;
+        if (v >= 0x80) return null;
+        i += 6;
+        if (v >= 1 && v <= 5) holes.push(o - o0, v);
+      } else {
+        v = d < 128 ? ESCAPED[d] : 0;
+        if (v === 0) return null;
+        i += 2;
+      }
+      out[o++] = v;
+    } else if (c < 0x80) {
+      // A quote inside, or a raw control character: not JSON (the JSON path says so).
+      if (c === 0x22 || c < 0x20) return null;
+      out[o++] = c;
+      i++;
+    } else {
+      const n = utf8Length(b, i, to);
+      if (n === 0) return null;
+      for (let k = 0; k < n; k++) out[o++] = b[i + k];
+      i += n;
+    }
+  }
+  tplArenaUsed = o;
+  const nHoles = holes.length >> 1;
+  const kinds = new Uint8Array(nHoles);
+  const segs = new Int32Array(2 * nHoles + 2);
+  let strNum = 0;
+  let seg = 0;
+  for (let h = 0; h < nHoles; h++) {
+    const at = holes[2 * h];
+    const k = holes[2 * h + 1];
+    kinds[h] = k;
+    if (k <= 2) strNum++;
+    segs[2 * h] = seg;
+    segs[2 * h + 1] = at;
+    seg = at + 1;
+  }
+  segs[2 * nHoles] = seg;
+  segs[2 * nHoles + 1] = o - o0;
+  return { tpl: { kinds, strNum, bytes: out.subarray(o0, o), segs }, cols };
 }
 
 /** Version 1–2 META: one JSON object `{cols, shapes}`. */
@@ -1261,6 +1444,7 @@ function lineStarts(b: Buffer): number[] | null {
  * only the shapes used are parsed (and the names only when `names`: a whole block checks them).
  */
 function metaLines(b: Buffer, nStreams: number, firstCol: number, bad: (why: string) => Error, names: boolean): Meta {
+  tplArenaUsed = 0;
   const starts = lineStarts(b);
   if (starts === null || starts.length < 2) throw bad("shape table");
   const json = (line: number): unknown => {
@@ -1275,7 +1459,7 @@ function metaLines(b: Buffer, nStreams: number, firstCol: number, bad: (why: str
     const cols = json(0);
     if (!Array.isArray(cols) || cols.length !== nCols) throw bad("shape table");
   }
-  return new Meta(starts.length - 2, (k) => json(k + 1), nCols, bad);
+  return new Meta(starts.length - 2, (k) => json(k + 1), nCols, bad, (k) => parsedShapeLine(b, starts[k + 1], starts[k + 2] - 1));
 }
 
 /** What the rebuild loop reads and the cursors it starts from (see rebuildLines). */
