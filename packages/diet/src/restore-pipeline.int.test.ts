@@ -7,7 +7,7 @@ import { sha256Hex } from "@hankweave-journal/cas";
 import { DietedSource } from "./dieted-source.js";
 import { readManifest } from "./manifest.js";
 import { restoreJournal } from "./restore.js";
-import { originalPieces, type PipelineSizes, type PipelineStats } from "./restore-pipeline.js";
+import { originalPieces, restoreWorkersFor, type PipelineSizes, type PipelineStats } from "./restore-pipeline.js";
 import { codeOf, dietBytes, dietWithLyingLineLength, finishedJournal, rmExec } from "./test-helpers.js";
 
 const made: string[] = [];
@@ -148,6 +148,13 @@ describe("restore fast path (worker threads)", () => {
 });
 
 describe("restore fast path of a one-frame diet (one worker decodes the stream)", () => {
+  it("by default a one-frame journal gets its worker from 256 MiB (one, whatever the cores), a seekable one from 16 MiB", () => {
+    const MiB = 1024 * 1024;
+    expect([100 * MiB, 256 * MiB - 1, 256 * MiB, 4096 * MiB].map((b) => restoreWorkersFor(b, 2, true))).toEqual([0, 0, 1, 1]);
+    expect(restoreWorkersFor(1024 * MiB, 8, true)).toBe(1);
+    expect([16 * MiB - 1, 16 * MiB, 100 * MiB, 256 * MiB].map((b) => restoreWorkersFor(b, 2))).toEqual([0, 1, 1, 2]);
+  });
+
   it("rebuilds every block in the worker, byte for byte, whatever the output buffer and body arena sizes", async () => {
     const original = Buffer.concat([
       finishedJournal(bodiesFor(2), null, 300),
