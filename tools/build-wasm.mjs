@@ -14,7 +14,7 @@ const src = (p) => fileURLToPath(new URL(`../packages/diet/src/${p}`, import.met
 /** Each module: its .wat, the file that holds its base64 and the constant's name, wabt's features. */
 export const WASM_MODULES = {
   "json-escape": { wat: src("json-escape.wat"), out: src("json-escape-wasm.ts"), constant: "JSON_ESCAPE_WASM_BASE64", features: { simd: true } },
-  rebuild: { wat: src("ext/rebuild.wat"), out: src("ext/rebuild-wasm.ts"), constant: "REBUILD_WASM_BASE64", features: { simd: true, bulk_memory: true } },
+  rebuild: { wat: src("ext/rebuild.wat"), out: src("ext/rebuild-wasm.ts"), constant: "REBUILD_WASM_BASE64", features: { simd: true, bulk_memory: true, threads: true } },
 };
 
 /** The bytes of module `name` assembled from the WAT text `wat`. */
@@ -24,7 +24,7 @@ export async function assembleWasm(name, wat) {
   const wabt = await wabtInit();
   const mod = wabt.parseWat(`${name}.wat`, wat, m.features);
   try {
-    mod.validate();
+    mod.validate(m.features);
     return Buffer.from(mod.toBinary({}).buffer);
   } finally {
     mod.destroy();

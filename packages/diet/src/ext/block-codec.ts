@@ -10,7 +10,7 @@
  * is stored verbatim, byte for byte.
  */
 import {
-  BLOCK_MAGIC, FIRST_COLUMN_STREAM, HOLE, PIECE_MIN_CHARS, SNAPSHOT_LINES, SNAPSHOT_STREAMS, STREAM, TEXT_MIN_CHARS,
+  BLOCK_MAGIC, BLOCK_TARGET_BYTES, FIRST_COLUMN_STREAM, HOLE, PIECE_MIN_CHARS, SNAPSHOT_LINES, SNAPSHOT_STREAMS, STREAM, TEXT_MIN_CHARS,
   extError, firstColumnStream, snapColumnsAt,
 } from "./format.js";
 import { threadRebuilder, type WasmRebuilder } from "./rebuild-wasm.js";
@@ -966,6 +966,12 @@ export interface DecodedRange {
   starts: Int32Array;
   ends: Int32Array;
   offsets: Float64Array;
+  /**
+   * With `mem.keep`, when the kernel rebuilt the block: `data` is a view of the rebuilder's
+   * (shared) memory at this address, which stays allocated until the caller frees it
+   * (`threadRebuilder().free(region)`); else -1 (`data` is a buffer of its own).
+   */
+  region: number;
 }
 
 // Scratch for the decimal scanners: the position after the value just read.
@@ -1502,6 +1508,9 @@ interface RebuildJob {
   colsAt: number;
   bad: (why: string) => Error;
   lie: (why: string) => Error;
+  /** Whole blocks: the kernel rebuilds straight into a region of its memory kept for the caller (`region`, `out` its view). */
+  keep: boolean;
+  region: number;
 }
 
 /**
@@ -1653,6 +1662,37 @@ function rebuildLines(j: RebuildJob): number {
 /** This thread's job region in the rebuilder's memory (kept: the next block's job reuses it, no fragments). */
 let jobAt = -1;
 let jobCap = 0;
+/**
+ * A kept output region's least size (`mem.keep`): a block is cut at the first line end after
+ * BLOCK_TARGET_BYTES, so most fit in this, and a region freed is the right size for the next one.
+ */
+const KEEP_REGION_BYTES = BLOCK_TARGET_BYTES + 1024 * 1024;
+/**
+ * Kept regions of KEEP_REGION_BYTES: every one made (`keptMade`) and the free ones, taken again by
+ * the next blocks; never given back to the allocator, where frames would take parts of a free one
+ * and the next region would grow the memory (two workers' memories were 59 and 71 MiB at 1 GB).
+ */
+const keptMade = new Set<number>();
+const keptFree: number[] = [];
+
+/** A region of this thread's rebuilder memory for a kept block of `size` bytes (may grow the memory). */
+function keptRegion(w: WasmRebuilder, size: number): number {
+  const need = padded(size) + 64;
+  if (need > KEEP_REGION_BYTES) return w.alloc(need);
+  const free = keptFree.pop();
+  if (free !== undefined) return free;
+  const r = w.alloc(KEEP_REGION_BYTES);
+  keptMade.add(r);
+  return r;
+}
+
+/** A region `decodeBlockRange(…, { keep: true })` answered (`region`) is no longer used; -1: nothing. */
+export function freeKeptRegion(region: number): void {
+  if (region < 0) return;
+  if (keptMade.has(region)) {
+    if (!keptFree.includes(region)) keptFree.push(region);
+  } else threadRebuilder()?.free(region);
+}
 
 /** Blocks the kernel rebuilt in this thread (tests check that it ran rather than fell back). */
 let kernelBlocks = 0;
@@ -1697,8 +1737,9 @@ function wasmRebuild(j: RebuildJob): number {
     // The output goes through a region of outChunk bytes (or the longest line), copied out as it fills.
     let maxLen = 0;
     for (let i = 0; i < n; i++) if (lenOf[i] > maxLen) maxLen = lenOf[i];
-    const cap = Math.min(size, Math.max(outChunk, maxLen + 1));
-    let bytes = 176 + padded(20 * meta.nShapes) + 4 * padded(4 * n) + 3 * padded(4 * nCols) + padded(cap) + 64 + padded(8 * nSnaps * (8 + nCols));
+    // Kept (j.keep): the whole block in one region of its own, handed to the caller as it is.
+    const cap = j.keep ? size : Math.min(size, Math.max(outChunk, maxLen + 1));
+    let bytes = 176 + padded(20 * meta.nShapes) + 4 * padded(4 * n) + 3 * padded(4 * nCols) + (j.keep ? 0 : padded(cap) + 64) + padded(8 * nSnaps * (8 + nCols));
     for (let i = 0; i < streams.length; i++) if (loc[i] < 0) bytes += padded(slen[i]);
     for (let k = 1; k <= meta.nShapes; k++) {
       if (used[k] === 0) continue;
@@ -1712,6 +1753,8 @@ function wasmRebuild(j: RebuildJob): number {
       jobAt = w.alloc(jobCap);
     }
     base = jobAt;
+    // One size for every kept region (most blocks fit it), so a freed one is taken again whole.
+    if (j.keep) j.region = keptRegion(w, size);
     // The alloc may have moved the memory: views of it from here on (the streams in it are found
     // by address, their lengths are slen; a stream elsewhere is a buffer of its own, still whole).
     const { u8, i32 } = w;
@@ -1764,7 +1807,7 @@ function wasmRebuild(j: RebuildJob): number {
       i32[(ce >> 2) + c] = p + slen[6 + c];
       i32[(ca >> 2) + c] = p;
     }
-    const out = take(cap + 64);
+    const out = j.keep ? j.region : take(cap + 64);
     const st = take(4 * n);
     const en = take(4 * n);
     const rec = take(8 * nSnaps * (8 + nCols));
@@ -1808,7 +1851,7 @@ function wasmRebuild(j: RebuildJob): number {
         giveUp(j, w, placed);
         return -1;
       }
-      j.out.set(w.u8.subarray(out, out + got), r);
+      if (!j.keep) j.out.set(w.u8.subarray(out, out + got), r);
       r += got;
     }
     const f64 = w.f64;
@@ -1830,6 +1873,7 @@ function wasmRebuild(j: RebuildJob): number {
     j.starts.set(w.i32.subarray(st >> 2, (st >> 2) + n));
     j.ends.set(w.i32.subarray(en >> 2, (en >> 2) + n));
     for (let i = 0; i < n; i++) j.offsets[i] = j.startOffset + j.starts[i];
+    if (j.keep) j.out = Buffer.from(w.u8.buffer, j.region, size);
     kernelBlocks++;
     return r;
   } catch {
@@ -1850,6 +1894,8 @@ interface Placed {
 }
 
 function giveUp(j: RebuildJob, w: WasmRebuilder, placed: Placed): void {
+  freeKeptRegion(j.region);
+  j.region = -1;
   const own = (b: Buffer | null, i: number): Buffer | null => {
     const a = placed.at[i] ?? -1;
     return a < 0 ? b : Buffer.from(w.u8.subarray(a, a + placed.len[i]));
@@ -1873,7 +1919,7 @@ function giveUp(j: RebuildJob, w: WasmRebuilder, placed: Placed): void {
  * A whole block is rebuilt by the WebAssembly kernel when it can (`mem.js`: never; the same bytes
  * and errors either way).
  */
-export function decodeBlockRange(record: Buffer, b: BlockShape, pieceBytes: PieceBytes, path?: string, from = 0, to = b.lines - 1, mem: { scratch?: Scratch; out?: Buffer; js?: boolean; frames?: KernelFrames } = {}): DecodedRange {
+export function decodeBlockRange(record: Buffer, b: BlockShape, pieceBytes: PieceBytes, path?: string, from = 0, to = b.lines - 1, mem: { scratch?: Scratch; out?: Buffer; js?: boolean; frames?: KernelFrames; keep?: boolean } = {}): DecodedRange {
   const bad = (why: string) => extError("EXT_CORRUPT", `a block does not decode: ${why}`, path);
   const lie = (why: string) => extError("EXT_SNAPSHOT_INVALID", `a block's cursor snapshot lies: ${why}`, path);
   const firstCol = firstColumnStream(b.version);
@@ -2137,7 +2183,10 @@ export function decodeBlockRange(record: Buffer, b: BlockShape, pieceBytes: Piec
   if (last === b.lines - 1 && b.lastUnterminated) size--;
   if (whole && size !== b.originalBytes) throw extError("EXT_INDEX_INVALID", `a block's lines add up to ${size} bytes, its index says ${b.originalBytes}`, path);
   // Its own ArrayBuffer (never the shared pool): worker threads transfer it (and get it back to reuse).
-  const out = whole && mem.out !== undefined && mem.out.length >= size ? mem.out.subarray(0, size) : whole ? Buffer.allocUnsafeSlow(size) : Buffer.allocUnsafe(size);
+  // Kept (`mem.keep`): made only if the kernel gives the block up.
+  const keep = whole && mem.keep === true && mem.js !== true;
+  const outOf = () => (whole && mem.out !== undefined && mem.out.length >= size ? mem.out.subarray(0, size) : whole ? Buffer.allocUnsafeSlow(size) : Buffer.allocUnsafe(size));
+  const out = keep ? EMPTY : outOf();
   const n = last - first + 1;
   const starts = new Int32Array(Math.max(0, n));
   const ends = new Int32Array(Math.max(0, n));
@@ -2146,10 +2195,17 @@ export function decodeBlockRange(record: Buffer, b: BlockShape, pieceBytes: Piec
     first, last, size, out, shapeOf, lenOf, meta, verbatim, idMs, idRand, ts, text, textn, colBuf, colAt,
     vAt, iAt, rndAt, tsAt, tAt, tnAt, prevRef, T, pieceBytes, starts, ends, offsets, startOffset,
     blockLines: b.lines, lastUnterminated: b.lastUnterminated, snapVals: whole ? snapVals : null, perSnap, colsAt, bad, lie, frames: mem.frames,
+    keep, region: -1,
   };
   // Whole blocks: the WebAssembly kernel, else (or when it gives up) the JavaScript loop.
   let o = whole && mem.js !== true ? wasmRebuild(job) : -1;
-  if (o < 0) o = rebuildLines(job);
-  if (whole && o !== b.originalBytes) throw extError("EXT_INDEX_INVALID", `a block rebuilds to ${o} bytes, its index says ${b.originalBytes}`, path);
-  return { data: out, starts, ends, offsets };
+  if (o < 0) {
+    if (keep) job.out = outOf();
+    o = rebuildLines(job);
+  }
+  if (whole && o !== b.originalBytes) {
+    freeKeptRegion(job.region);
+    throw extError("EXT_INDEX_INVALID", `a block rebuilds to ${o} bytes, its index says ${b.originalBytes}`, path);
+  }
+  return { data: job.out, starts, ends, offsets, region: job.region };
 }

@@ -26,10 +26,16 @@ export const DECODE_MAX_WORKERS = 2;
 interface Answer {
   id: number;
   data?: Uint8Array;
+  /** With data: the address of its region in the worker's shared WebAssembly memory (data a view of it), else absent (data transferred). */
+  region?: number;
   error?: { code: ErrorCode | null; message: string; details: Record<string, unknown> };
 }
 
-/** A decoded block; `release()` (once, when its bytes are no longer used) gives its buffer back to the worker that made it. */
+/**
+ * A decoded block; `release()` (once, when its bytes are no longer used) gives its buffer back to
+ * the worker that made it (a view of the worker's shared memory: the worker then rebuilds another
+ * block there, so nothing may read `data` after release).
+ */
 export interface DecodedBlock {
   data: Buffer;
   release: () => void;
@@ -101,7 +107,13 @@ export async function* decodeBlocksOnWorkers(src: ExtSource, workers: number, cr
       const p = pending.get(m.id);
       pending.delete(m.id);
       if (!p) return;
-      if (m.data) {
+      if (m.data && m.region !== undefined) {
+        const region = m.region;
+        p.resolve({ data: Buffer.from(m.data.buffer, m.data.byteOffset, m.data.byteLength), release: () => {
+          if (!done) w.postMessage({ free: region });
+        } });
+      }
+      else if (m.data) {
         const ab = m.data.buffer as ArrayBuffer;
         const back = () => {
           // Transferred back: the buffer is detached here, so nothing can read it after release.

@@ -1,8 +1,10 @@
 /**
  * Worker thread of the extended diet's restore and verify (started by `decodeBlocksOnWorkers`):
- * opens the container itself and answers `{id, k}` with block k's original bytes (transferred) or
- * an error with its code. `{recycle}` gives back a block's buffer once the consumer is done with
- * it; the next block is rebuilt into it (no 8 MiB of garbage per block).
+ * opens the container itself and answers `{id, k}` with block k's original bytes or an error with
+ * its code. A block the WebAssembly kernel rebuilt is a view of its shared memory (`region`: no
+ * copy, no transfer), kept until `{free: region}` says the consumer is done with it; one the
+ * JavaScript decoder rebuilt is a buffer of its own, transferred, and `{recycle}` gives it back
+ * to rebuild a later such block into (no 8 MiB of garbage per block).
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { isJournalError, layoutOf } from "@hankweave-journal/core";
@@ -30,15 +32,18 @@ const spare: ArrayBuffer[] = [];
 /** A block is cut at the first line end after BLOCK_TARGET_BYTES: most fit in this. */
 const BLOCK_BUFFER_BYTES = BLOCK_TARGET_BYTES + 1024 * 1024;
 
-function outFor(size: number): Buffer {
-  while (spare.length > 0) {
-    const ab = spare.pop() as ArrayBuffer;
-    if (ab.byteLength >= size) return Buffer.from(ab);
-  }
-  return Buffer.from(new ArrayBuffer(Math.max(size, BLOCK_BUFFER_BYTES)));
+/**
+ * A buffer for a block the JavaScript decoder rebuilds: a given-back one of at least `size` bytes
+ * (left in `spare`: the kernel may rebuild the block), else, without a kernel, a new one with
+ * room for the next blocks; else none (the decoder makes one if the kernel gives the block up).
+ */
+function spareFor(size: number): Buffer | undefined {
+  while (spare.length > 0 && (spare.at(-1) as ArrayBuffer).byteLength < size) spare.pop();
+  if (spare.length > 0) return Buffer.from(spare.at(-1) as ArrayBuffer);
+  return threadRebuilder() === null ? Buffer.from(new ArrayBuffer(Math.max(size, BLOCK_BUFFER_BYTES))) : undefined;
 }
 
-parentPort?.on("message", (m: { id: number; k: number } | { recycle: ArrayBuffer } | { open: { path: string; expect: ExtExpect } }) => {
+parentPort?.on("message", (m: { id: number; k: number } | { recycle: ArrayBuffer } | { free: number } | { open: { path: string; expect: ExtExpect } }) => {
   if ("open" in m) {
     // As at the start: a container that does not open ends the worker with its error.
     src = open(m.open.path, m.open.expect);
@@ -48,10 +53,18 @@ parentPort?.on("message", (m: { id: number; k: number } | { recycle: ArrayBuffer
     if (spare.length < 4) spare.push(m.recycle);
     return;
   }
+  if ("free" in m) {
+    src?.freeRegion(m.free);
+    return;
+  }
   try {
     if (src === null) throw new Error("no container opened");
-    const { data } = src.decodeBytes(m.k, outFor(src.blocks[m.k].originalBytes));
-    parentPort?.postMessage({ id: m.id, data }, [data.buffer as ArrayBuffer]);
+    const { data, region } = src.decodeBytes(m.k, spareFor(src.blocks[m.k].originalBytes), true);
+    if (region >= 0) parentPort?.postMessage({ id: m.id, data, region });
+    else {
+      if (data.buffer === spare.at(-1)) spare.pop();
+      parentPort?.postMessage({ id: m.id, data }, [data.buffer as ArrayBuffer]);
+    }
   } catch (e) {
     parentPort?.postMessage({ id: m.id, error: { code: isJournalError(e) ? e.code : null, message: (e as Error).message, details: isJournalError(e) ? e.details : {} } });
   }

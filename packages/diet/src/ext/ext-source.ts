@@ -15,7 +15,7 @@ import {
   extError, readBlockTable, readFooter, readFrameTable,
   type BlockEntry, type ExtManifestInfo, type FrameEntry,
 } from "./format.js";
-import { Scratch, decodeBlockRange, wholeDecodeBytes, type DecodedRange, type KernelFrames } from "./block-codec.js";
+import { Scratch, decodeBlockRange, freeKeptRegion, wholeDecodeBytes, type DecodedRange, type KernelFrames } from "./block-codec.js";
 import { threadRebuilder, type WasmRebuilder } from "./rebuild-wasm.js";
 import { zstdContentSize, zstdDecodeInto } from "./zstd.js";
 
@@ -405,11 +405,18 @@ export class ExtSource {
   /**
    * Block `k` rebuilt whole, as its original bytes, with each line's end offset (relative to the
    * block). `out`: a buffer to rebuild into when it is large enough (data is then a view of it).
+   * `keep`: where the kernel rebuilds the block, `data` is a view of this thread's rebuilder memory
+   * at `region` (≥ 0), allocated until the caller gives it to `freeRegion`; -1: a buffer of its own.
    */
-  decodeBytes(k: number, out?: Buffer): { data: Buffer; ends: Int32Array } {
+  decodeBytes(k: number, out?: Buffer, keep = false): { data: Buffer; ends: Int32Array; region: number } {
     this.useWasmFrames();
     const record = this.readRecord(k);
-    return decodeBlockRange(record, this.shapeOf(k), this.pieceFn, this.path, 0, Number.POSITIVE_INFINITY, { scratch: this.recordScratch, out, frames: this.kframes ?? undefined });
+    return decodeBlockRange(record, this.shapeOf(k), this.pieceFn, this.path, 0, Number.POSITIVE_INFINITY, { scratch: this.recordScratch, out, frames: this.kframes ?? undefined, keep });
+  }
+
+  /** A region `decodeBytes(k, out, true)` answered is no longer used. */
+  freeRegion(region: number): void {
+    freeKeptRegion(region);
   }
 
   /** The original journal, in order, one block's bytes at a time (bounded memory). */

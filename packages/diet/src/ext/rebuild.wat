@@ -23,10 +23,12 @@
 ;; frames; for a frame not in it the import piece(id) returns the address of pack piece id's bytes
 ;; in this memory and stores their end (i32) at address 4 (-1: not in this memory). The f64 at
 ;; address 8 is the frames' use clock (the table's last-use values come from it).
+;; The memory is shared (a SharedArrayBuffer; up to 4 GiB): a decode worker posts a rebuilt block
+;; as a view of it (no copy out, no transfer) and a grown memory leaves the older views valid.
 ;; Assembled by wabt (tools/build-wasm.mjs) into rebuild-wasm.ts; a test checks the two agree.
 (module
   (import "env" "piece" (func $piece (param i32) (result i32)))
-  (memory (export "mem") 1)
+  (memory (export "mem") 1 65536 shared)
   (global $se (mut i32) (i32.const 0))
   (global $ok (mut i32) (i32.const 1))
   ;; The pack: the frame table (16 bytes a frame: address (0 = not in this memory), piece starts,
