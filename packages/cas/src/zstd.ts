@@ -17,7 +17,13 @@ interface NativeZstd {
   decompress(data: Buffer): Promise<Buffer>;
 }
 
-const native = nativeModule<NativeZstd>(createRequire(import.meta.url), "@mongodb-js/zstd", "@mongodb-js/zstd");
+/**
+ * Loaded on first use, not at import (as the DuckDB binding): only compressing a level-3 frame
+ * and decoding a stream of unknown size need it, and its load cost ~14 ms in every process and
+ * worker that imports this module (a restore's decode workers never use it).
+ */
+let nativeGetter: (() => NativeZstd) | undefined;
+const native = (): NativeZstd => (nativeGetter ??= nativeModule<NativeZstd>(createRequire(import.meta.url), "@mongodb-js/zstd", "@mongodb-js/zstd"))();
 /** The level of `@mongodb-js/zstd`'s public `compress` (it takes none). */
 const THREADPOOL_LEVEL = 3;
 
