@@ -4,10 +4,9 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { JournalError, isJournalError } from "@hankweave-journal/core";
 import { decodeBlockRange, encodeColumns, kernelBlockCount, sealBlock, setKernelOutChunk, unpackRecord } from "./block-codec.js";
-import { textStreams } from "./test-helpers.js";
-import { BLOCK_MAGIC, FIRST_COLUMN_STREAM, FORMAT_VERSION, STREAM, STREAM_LEVEL } from "./format.js";
+import { repackRecord, textStreams } from "./test-helpers.js";
+import { FIRST_COLUMN_STREAM, FORMAT_VERSION, STREAM, STREAM_LEVEL } from "./format.js";
 import { REBUILD_WASM_BASE64, threadRebuilder } from "./rebuild-wasm.js";
-import { zstdCompress } from "./zstd.js";
 
 // A one-line read decodes only the streams of the lines asked for: the lines between the cursor
 // snapshot and the line move only those streams' cursors (and T). Shown by damaging a stream that
@@ -157,19 +156,6 @@ describe("extended diet block decoder: the WebAssembly rebuild kernel", () => {
       return isJournalError(e) ? `${e.code}: ${e.message}` : `not a JournalError: ${String(e)}`;
     }
   }
-  function repacked(rec: Buffer, s: number, edit: (b: Buffer) => Buffer): Buffer {
-    const streams = unpackRecord(rec) as Buffer[];
-    streams[s] = edit(Buffer.from(streams[s]));
-    const z = streams.map((b) => (b.length === 0 ? Buffer.alloc(0) : zstdCompress(b, 1)));
-    const head = Buffer.alloc(8 + 8 * z.length);
-    head.writeUInt32LE(BLOCK_MAGIC, 0);
-    head.writeUInt32LE(z.length, 4);
-    z.forEach((b, k) => {
-      head.writeUInt32LE(b.length, 8 + 8 * k);
-      head.writeUInt32LE(streams[k].length, 12 + 8 * k);
-    });
-    return Buffer.concat([head, ...z]);
-  }
 
   it.runIf(w !== null)("rebuilds whole blocks byte for byte, and on a damaged stream gives the JavaScript decoder's bytes or its error", () => {
     fc.assert(
@@ -187,7 +173,7 @@ describe("extended diet block decoder: the WebAssembly rebuild kernel", () => {
         expect(kernelBlockCount()).toBe(before + 1);
         const n = (unpackRecord(rec) as Buffer[]).length;
         const s = 1 + (sPick % (n - 1));
-        const bad = repacked(rec, s, (b) => {
+        const bad = repackRecord(rec, s, (b) => {
           if (b.length === 0) return Buffer.from(ch);
           const i = at % b.length;
           if (op === 0) b[i] = ch.charCodeAt(0);

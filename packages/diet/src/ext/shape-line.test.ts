@@ -1,10 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isJournalError } from "@hankweave-journal/core";
-import { decodeBlockRange, encodeColumns, parsedShapeLine, sealBlock, unpackRecord } from "./block-codec.js";
-import { BLOCK_MAGIC, FORMAT_VERSION, STREAM, STREAM_LEVEL } from "./format.js";
-import { textStreams } from "./test-helpers.js";
-import { zstdCompress } from "./zstd.js";
+import { decodeBlockRange, encodeColumns, parsedShapeLine, sealBlock } from "./block-codec.js";
+import { FORMAT_VERSION, STREAM, STREAM_LEVEL } from "./format.js";
+import { repackRecord, textStreams } from "./test-helpers.js";
 
 // A version 3 shape line read from its bytes must be what the JSON path makes of it: the template's
 // UTF-8 (Buffer.from(JSON.parse(line)[0])), its holes (the characters 1-5) and the segments
@@ -103,19 +102,11 @@ describe("extended diet block decoder: shape lines the byte reader leaves to JSO
   };
   /** The record with its META lines (after the column names) rewritten by `edit`. */
   function withMeta(edit: (line: string) => string): Buffer {
-    const streams = unpackRecord(record) as Buffer[];
-    const lines = (streams[STREAM.META] as Buffer).toString("utf8").split("\n");
-    for (let i = 1; i < lines.length - 1; i++) lines[i] = edit(lines[i]);
-    streams[STREAM.META] = Buffer.from(lines.join("\n"));
-    const z = streams.map((b) => (b.length === 0 ? Buffer.alloc(0) : zstdCompress(b, 1)));
-    const head = Buffer.alloc(8 + 8 * z.length);
-    head.writeUInt32LE(BLOCK_MAGIC, 0);
-    head.writeUInt32LE(z.length, 4);
-    z.forEach((b, k) => {
-      head.writeUInt32LE(b.length, 8 + 8 * k);
-      head.writeUInt32LE(streams[k].length, 12 + 8 * k);
+    return repackRecord(record, STREAM.META, (meta) => {
+      const lines = meta.toString("utf8").split("\n");
+      for (let i = 1; i < lines.length - 1; i++) lines[i] = edit(lines[i]);
+      return Buffer.from(lines.join("\n"));
     });
-    return Buffer.concat([head, ...z]);
   }
   function outcome(rec: Buffer, js: boolean, from = 0, to = rows.length - 1): string {
     try {

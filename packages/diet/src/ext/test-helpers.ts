@@ -3,8 +3,9 @@
  * oracle for the writer, which works on the text values' UTF-8 bytes (`textStreamsOf`,
  * `longPiecesOf` in block-codec.ts) and must give the same bytes. Not part of the build.
  */
-import { PIECE_MIN_CHARS } from "./format.js";
-import { joined, longPiecesOf, type LongPieces, type TextStreams } from "./block-codec.js";
+import { BLOCK_MAGIC, PIECE_MIN_CHARS } from "./format.js";
+import { joined, longPiecesOf, unpackRecord, type LongPieces, type TextStreams } from "./block-codec.js";
+import { zstdCompress } from "./zstd.js";
 
 /** The pack's side of text encoding: piece ids for pieces worth storing once. */
 export interface PieceStore {
@@ -68,4 +69,23 @@ export function longPieces(texts: string[], seed: number): LongPieces {
   let at = 0;
   for (const t of texts) ends.push((at += bytes.write(t, at, "utf8")));
   return longPiecesOf(bytes.subarray(0, at), ends, seed);
+}
+
+/**
+ * A block record with stream `s` replaced by `edit(its decoded bytes)` and every stream compressed
+ * again (level 1), the record's header written to match: a damaged or edited block as a writer
+ * would have sealed it, for the decoder's bad-input tests.
+ */
+export function repackRecord(rec: Buffer, s: number, edit: (b: Buffer) => Buffer): Buffer {
+  const streams = unpackRecord(rec) as Buffer[];
+  streams[s] = edit(Buffer.from(streams[s]));
+  const z = streams.map((b) => (b.length === 0 ? Buffer.alloc(0) : zstdCompress(b, 1)));
+  const head = Buffer.alloc(8 + 8 * z.length);
+  head.writeUInt32LE(BLOCK_MAGIC, 0);
+  head.writeUInt32LE(z.length, 4);
+  z.forEach((b, k) => {
+    head.writeUInt32LE(b.length, 8 + 8 * k);
+    head.writeUInt32LE(streams[k].length, 12 + 8 * k);
+  });
+  return Buffer.concat([head, ...z]);
 }
