@@ -10,7 +10,7 @@
 import { isUtf8 } from "node:buffer";
 import { createHash } from "node:crypto";
 import { JournalError } from "@hankweave-journal/core";
-import { typeSniffer } from "@hankweave-journal/journal";
+import { sniffPrefixType, typeSniffer } from "@hankweave-journal/journal";
 import { findPointers } from "./rehydrate.js";
 import { escapeJsonBytes } from "./json-escape.js";
 import { movesExtendedSites, type DietKind } from "./diet-kind.js";
@@ -71,44 +71,6 @@ function mayHoldSiteType(bytes: Buffer, needles: readonly Buffer[]): boolean {
   return false;
 }
 
-const PREFIX_ID = Buffer.from('{"id":"', "latin1");
-const SEP_TIMESTAMP = Buffer.from(',"timestamp":"', "latin1");
-const SEP_TYPE = Buffer.from(',"type":"', "latin1");
-/** sniffEventType's limit: the canonical prefix's three strings end within this many bytes. */
-const SNIFF_LIMIT_BYTES = 512;
-
-/** Index of the closing quote of the JSON string from `from`: -1 on an escape, a control byte or at `limit`. */
-function plainStringEnd(bytes: Buffer, from: number, limit: number): number {
-  for (let i = from; i < limit; i++) {
-    const b = bytes[i];
-    if (b === 0x22) return i;
-    if (b === 0x5c || b < 0x20) return -1;
-  }
-  return -1;
-}
-
-/**
- * The type of the canonical prefix `{"id":"…","timestamp":"…","type":"T"` (followed by `,` or
- * `}`), as sniffEventType reads it, but without its walk over the rest of the line for a later
- * top-level `type` key (a whole body per line, and the loop V8 recompiled 4 times per 100 MB):
- * rewriteLine refuses that case after its parse, on the parsed keys.
- */
-function prefixType(bytes: Buffer): string | undefined {
-  const end = bytes.length;
-  const limit = Math.min(end, SNIFF_LIMIT_BYTES);
-  if (bytes.compare(PREFIX_ID, 0, PREFIX_ID.length, 0, Math.min(end, PREFIX_ID.length)) !== 0) return undefined;
-  const idEnd = plainStringEnd(bytes, PREFIX_ID.length, limit);
-  if (idEnd < 0 || bytes.compare(SEP_TIMESTAMP, 0, SEP_TIMESTAMP.length, idEnd + 1, Math.min(end, idEnd + 1 + SEP_TIMESTAMP.length)) !== 0) return undefined;
-  const tsEnd = plainStringEnd(bytes, idEnd + 1 + SEP_TIMESTAMP.length, limit);
-  if (tsEnd < 0 || bytes.compare(SEP_TYPE, 0, SEP_TYPE.length, tsEnd + 1, Math.min(end, tsEnd + 1 + SEP_TYPE.length)) !== 0) return undefined;
-  const typeStart = tsEnd + 1 + SEP_TYPE.length;
-  const typeEnd = plainStringEnd(bytes, typeStart, limit);
-  if (typeEnd < 0 || typeEnd + 1 >= end) return undefined;
-  const next = bytes[typeEnd + 1];
-  if (next !== 0x2c && next !== 0x7d) return undefined;
-  return bytes.toString("utf8", typeStart, typeEnd);
-}
-
 /** One body moved out of a line. */
 export interface MovedBody {
   key: string;
@@ -146,7 +108,9 @@ function replaceKey(obj: Record<string, unknown>, key: string, ref: unknown): Re
 export function rewriteLine(bytes: Buffer, kind: DietKind): LineRewrite | null {
   if (bytes.length < CAS_THRESHOLD_BYTES) return null;
   if (!mayHoldSiteType(bytes, movesExtendedSites(kind) ? EXTENDED_TYPE_NEEDLES : COMPATIBLE_TYPE_NEEDLES)) return null;
-  const type = prefixType(bytes);
+  // The prefix alone (sniffEventType's walk of the whole line for a later top-level `type` key was
+  // recompiled by V8 4 times per 100 MB): that case is refused after the parse, on the parsed keys.
+  const type = sniffPrefixType(bytes);
   if (type === undefined || !(movesExtendedSites(kind) ? EXTENDED_SITE_TYPES : COMPATIBLE_SITE_TYPES).has(type)) return null;
   // A canonical line (the proof below requires one) spells each key of a site's path raw, `"k":`.
   if (!sitesOf(kind).some((site) => site.type === type && SITE_KEY_NEEDLES.get(site)!.every((n) => bytes.indexOf(n) >= 0))) return null;

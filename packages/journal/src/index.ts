@@ -4,7 +4,7 @@ export { openJournalWriter, MAX_BATCH_LINES, MAX_BATCH_BYTES } from "./writer.js
 export type { AppendedEvent, WriterOptions, JournalWriter, WriterOpenReport, NewEvent } from "./writer.js";
 export { buildLine, makeEventId } from "./envelope.js";
 export type { IdSource } from "./envelope.js";
-export { sniffEventType, sniffTypeSpan, typeSniffer, parseEventLine, isBlankLine, envelopeProblem } from "./line-parse.js";
+export { sniffEventType, sniffPrefixType, sniffTypeSpan, typeSniffer, parseEventLine, isBlankLine, envelopeProblem } from "./line-parse.js";
 export type { LineParse } from "./line-parse.js";
 export type { TypeFilter } from "./plain-reader.js";
 export {

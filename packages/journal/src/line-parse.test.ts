@@ -1,8 +1,20 @@
 import { describe, expect, it } from "vitest";
-import { isBlankLine, parseEventLine, sniffEventType, typeSniffer } from "./line-parse.js";
+import { isBlankLine, parseEventLine, sniffEventType, sniffPrefixType, typeSniffer } from "./line-parse.js";
 import { buildLine, makeEventId } from "./envelope.js";
 
 const b = (s: string): Buffer => Buffer.from(s, "utf8");
+
+describe("sniffPrefixType", () => {
+  it("reads the canonical prefix's type, as sniffEventType, but does not look past it for a later type key", () => {
+    expect(sniffPrefixType(b('{"id":"1-a","timestamp":"t","type":"ünï","data":1}'))).toBe("ünï");
+    const dup = b('{"id":"1-a","timestamp":"t","type":"info","data":{},"type":"other"}');
+    expect(sniffEventType(dup)).toBeUndefined();
+    expect(sniffPrefixType(dup)).toBe("info");
+    for (const s of ['{"type":"info","id":"1","timestamp":"t","data":1}', '{"id":"1","timestamp":"t","type":"in\\u0066o","data":1}', '{"id":"1","timestamp":"t","type":"info"x', ""]) {
+      expect(sniffPrefixType(b(s))).toBeUndefined();
+    }
+  });
+});
 
 describe("sniffEventType", () => {
   it("reads the type of a canonical line without parsing the rest", () => {

@@ -137,6 +137,23 @@ export function sniffEventType(bytes: Uint8Array): string | undefined {
 }
 
 /**
+ * The `type` string of the canonical prefix alone, as `sniffEventType` reads it but without its
+ * walk over the rest of the line for a later top-level `type` key (a whole body per line): for a
+ * caller that parses the line anyway and refuses such a key on the parsed keys (the diet's
+ * `rewriteLine`).
+ *
+ * Guarantees: a string only when the line starts with exactly the canonical prefix and its three
+ * strings hold no escapes; otherwise `undefined`. A later duplicate `type` key is NOT excluded.
+ *
+ * @example sniffPrefixType(Buffer.from('{"id":"1-a","timestamp":"t","type":"info","data":{},"type":"x"}')) // "info"
+ */
+export function sniffPrefixType(bytes: Uint8Array): string | undefined {
+  const typeStart = sniffTypeStartAt(bytes, 0, bytes.length);
+  if (typeStart < 0) return undefined;
+  return Buffer.from(bytes.buffer, bytes.byteOffset + typeStart, sniffedTypeEnd - typeStart).toString("utf8");
+}
+
+/**
  * A matcher for a set of types over raw lines: `true`/`false` when the canonical prefix says
  * whether the line's type is in the set, `undefined` when it cannot tell (parse the line).
  * Compares bytes; decodes nothing.
