@@ -1331,27 +1331,8 @@ export function parsedShapeLine(b: Buffer, s: number, e: number): ParsedShape | 
   let p = e - 3;
   while (p > s && ((b[p] >= 0x30 && b[p] <= 0x39) || b[p] === 0x2c)) p--;
   if (b[p] !== 0x5b || b[p - 1] !== 0x2c || b[p - 2] !== 0x22 || p - 2 <= s + 1) return null;
-  const cols: number[] = [];
-  if (p + 1 < e - 2) {
-    let v = 0;
-    let digits = 0;
-    let lead = false;
-    for (let i = p + 1; i <= e - 2; i++) {
-      const c = b[i];
-      if (c === 0x2c || i === e - 2) {
-        if (digits === 0 || digits > 9) return null;
-        cols.push(v);
-        v = 0;
-        digits = 0;
-        continue;
-      }
-      // Not JSON: a leading zero before another digit.
-      if (digits === 1 && lead) return null;
-      lead = digits === 0 && c === 0x30;
-      v = v * 10 + (c - 0x30);
-      digits++;
-    }
-  }
+  const cols = shapeColumns(b, p + 1, e - 2);
+  if (cols === null) return null;
   // The string's body, between its quotes: unescaped at most byte for byte.
   const from = s + 2;
   const to = p - 2;
@@ -1362,44 +1343,9 @@ export function parsedShapeLine(b: Buffer, s: number, e: number): ParsedShape | 
   }
   const out = tplArena;
   const o0 = tplArenaUsed;
-  let o = o0;
   const holes: number[] = [];
-  let i = from;
-  while (i < to) {
-    const c = b[i];
-    if (c === 0x5c) {
-      if (i + 1 >= to) return null;
-      const d = b[i + 1];
-      let v: number;
-      if (d === 0x75) {
-        if (i + 6 > to) return null;
-        const h0 = hexDigit(b[i + 2]);
-        const h1 = hexDigit(b[i + 3]);
-        const h2 = hexDigit(b[i + 4]);
-        const h3 = hexDigit(b[i + 5]);
-        if ((h0 | h1 | h2 | h3) < 0) return null;
-        v = (h0 << 12) | (h1 << 8) | (h2 << 4) | h3;
-        if (v >= 0x80) return null;
-        i += 6;
-        if (v >= 1 && v <= 5) holes.push(o - o0, v);
-      } else {
-        v = d < 128 ? ESCAPED[d] : 0;
-        if (v === 0) return null;
-        i += 2;
-      }
-      out[o++] = v;
-    } else if (c < 0x80) {
-      // A quote inside, or a raw control character: not JSON (the JSON path says so).
-      if (c === 0x22 || c < 0x20) return null;
-      out[o++] = c;
-      i++;
-    } else {
-      const n = utf8Length(b, i, to);
-      if (n === 0) return null;
-      for (let k = 0; k < n; k++) out[o++] = b[i + k];
-      i += n;
-    }
-  }
+  const o = unescapeTemplate(b, from, to, out, o0, holes);
+  if (o < 0) return null;
   tplArenaUsed = o;
   const nHoles = holes.length >> 1;
   const kinds = new Uint8Array(nHoles);
@@ -1418,6 +1364,83 @@ export function parsedShapeLine(b: Buffer, s: number, e: number): ParsedShape | 
   segs[2 * nHoles] = seg;
   segs[2 * nHoles + 1] = o - o0;
   return { tpl: { kinds, strNum, bytes: out.subarray(o0, o), segs }, cols };
+}
+
+/** A shape line's column numbers `b[from, to)` (then `]`): canonical decimals, comma-separated; null for anything else. */
+function shapeColumns(b: Buffer, from: number, to: number): number[] | null {
+  const cols: number[] = [];
+  if (from < to) {
+    let v = 0;
+    let digits = 0;
+    let lead = false;
+    for (let i = from; i <= to; i++) {
+      const c = b[i];
+      if (c === 0x2c || i === to) {
+        if (digits === 0 || digits > 9) return null;
+        cols.push(v);
+        v = 0;
+        digits = 0;
+        continue;
+      }
+      // Not JSON: a leading zero before another digit.
+      if (digits === 1 && lead) return null;
+      lead = digits === 0 && c === 0x30;
+      v = v * 10 + (c - 0x30);
+      digits++;
+    }
+  }
+  return cols;
+}
+
+/**
+ * The JSON string body `b[from, to)` unescaped into `out` from `o` (a template: its holes, the
+ * escapes `\u0001`–`\u0005`, pushed to `holes` as their offset from `o` and kind); the end in
+ * `out`, or -1 for what parsedShapeLine leaves to the JSON path. Its own function: the loop is
+ * what TurboFan compiles (with parsedShapeLine around it, 30–60 ms a compile, twice per thread).
+ */
+function unescapeTemplate(b: Buffer, from: number, to: number, out: Buffer, o: number, holes: number[]): number {
+  const o0 = o;
+  let i = from;
+  while (i < to) {
+    const c = b[i];
+    if (c === 0x5c) {
+      if (i + 1 >= to) return -1;
+      const d = b[i + 1];
+      let v: number;
+      if (d === 0x75) {
+        if (i + 6 > to) return -1;
+        v = hex4(b, i + 2);
+        if (v < 0 || v >= 0x80) return -1;
+        i += 6;
+        if (v >= 1 && v <= 5) holes.push(o - o0, v);
+      } else {
+        v = d < 128 ? ESCAPED[d] : 0;
+        if (v === 0) return -1;
+        i += 2;
+      }
+      out[o++] = v;
+    } else if (c < 0x80) {
+      // A quote inside, or a raw control character: not JSON (the JSON path says so).
+      if (c === 0x22 || c < 0x20) return -1;
+      out[o++] = c;
+      i++;
+    } else {
+      const n = utf8Length(b, i, to);
+      if (n === 0) return -1;
+      for (let k = 0; k < n; k++) out[o++] = b[i + k];
+      i += n;
+    }
+  }
+  return o;
+}
+
+/** The four hex digits at `b[i…]` as a number, or -1. */
+function hex4(b: Buffer, i: number): number {
+  const h0 = hexDigit(b[i]);
+  const h1 = hexDigit(b[i + 1]);
+  const h2 = hexDigit(b[i + 2]);
+  const h3 = hexDigit(b[i + 3]);
+  return (h0 | h1 | h2 | h3) < 0 ? -1 : (h0 << 12) | (h1 << 8) | (h2 << 4) | h3;
 }
 
 /** Version 1–2 META: one JSON object `{cols, shapes}`. */
@@ -1701,6 +1724,42 @@ export function kernelBlockCount(): number {
 }
 
 
+
+/** Which of shapes 0..nShapes the first `n` lines use (1: used). */
+function usedShapes(shapeOf: Int32Array, n: number, nShapes: number): Uint8Array {
+  const used = new Uint8Array(nShapes + 1);
+  for (let i = 0; i < n; i++) used[shapeOf[i]] = 1;
+  return used;
+}
+
+/** The largest of the first `n` values. */
+function maxOf(a: Float64Array, n: number): number {
+  let m = 0;
+  for (let i = 0; i < n; i++) if (a[i] > m) m = a[i];
+  return m;
+}
+
+/** The first `n` line lengths into i32[at…], each at most `cap`. */
+function putLens(i32: Int32Array, at: number, lenOf: Float64Array, n: number, cap: number): void {
+  for (let i = 0; i < n; i++) i32[at + i] = Math.min(lenOf[i], cap);
+}
+
+/** Does every snapshot equal the cursors the kernel recorded (f64[g…], 8 + nCols per snapshot)? */
+function snapshotsMatch(f64: Float64Array, g0: number, snapVals: Float64Array, nSnaps: number, perSnap: number, colsAt: number, nCols: number): boolean {
+  for (let s = 0; s < nSnaps; s++) {
+    const v = s * perSnap;
+    const g = g0 + s * (8 + nCols);
+    for (let x = 0; x < 8; x++) if (f64[g + x] !== snapVals[v + x]) return false;
+    for (let c = 0; c < nCols; c++) if (f64[g + 8 + c] !== snapVals[v + colsAt + c]) return false;
+  }
+  return true;
+}
+
+/** offsets[i] = base + starts[i] for the first `n` lines. */
+function addOffsets(offsets: Float64Array, starts: Int32Array, base: number, n: number): void {
+  for (let i = 0; i < n; i++) offsets[i] = base + starts[i];
+}
+
 /**
  * A whole block rebuilt by the WebAssembly kernel (`rebuild.wat`) into `j.out`, with the same
  * starts/ends/offsets as rebuildLines; the bytes written, or -1 when the kernel is unavailable or
@@ -1723,8 +1782,7 @@ function wasmRebuild(j: RebuildJob): number {
     const n = j.blockLines;
     const nCols = meta.nCols;
     const nSnaps = Math.floor((n - 1) / SNAPSHOT_LINES);
-    const used = new Uint8Array(meta.nShapes + 1);
-    for (let i = 0; i < n; i++) used[shapeOf[i]] = 1;
+    const used = usedShapes(shapeOf, n, meta.nShapes);
     const EMPTY_VIEW = EMPTY;
     const streams: Uint8Array[] = [j.verbatim ?? EMPTY_VIEW, j.idMs ?? EMPTY_VIEW, j.idRand ?? EMPTY_VIEW, j.ts ?? EMPTY_VIEW, j.text ?? EMPTY_VIEW, j.textn ?? EMPTY_VIEW];
     for (let c = 0; c < nCols; c++) streams.push(colBuf[c] ?? EMPTY_VIEW);
@@ -1735,10 +1793,8 @@ function wasmRebuild(j: RebuildJob): number {
     const slen = streams.map((b) => b.length);
     placed = { at: loc, len: slen };
     // The output goes through a region of outChunk bytes (or the longest line), copied out as it fills.
-    let maxLen = 0;
-    for (let i = 0; i < n; i++) if (lenOf[i] > maxLen) maxLen = lenOf[i];
     // Kept (j.keep): the whole block in one region of its own, handed to the caller as it is.
-    const cap = j.keep ? size : Math.min(size, Math.max(outChunk, maxLen + 1));
+    const cap = j.keep ? size : Math.min(size, Math.max(outChunk, maxOf(lenOf, n) + 1));
     let bytes = 176 + padded(20 * meta.nShapes) + 4 * padded(4 * n) + 3 * padded(4 * nCols) + (j.keep ? 0 : padded(cap) + 64) + padded(8 * nSnaps * (8 + nCols));
     for (let i = 0; i < streams.length; i++) if (loc[i] < 0) bytes += padded(slen[i]);
     for (let k = 1; k <= meta.nShapes; k++) {
@@ -1791,7 +1847,7 @@ function wasmRebuild(j: RebuildJob): number {
     const sp = take(4 * n);
     i32.set(shapeOf.subarray(0, n), sp >> 2);
     const lp = take(4 * n);
-    for (let i = 0; i < n; i++) i32[(lp >> 2) + i] = Math.min(lenOf[i], size + 1);
+    putLens(i32, lp >> 2, lenOf, n, size + 1);
     const q = P >> 2;
     for (let s = 0; s < 6; s++) {
       const p = put(streams[s], s);
@@ -1854,25 +1910,14 @@ function wasmRebuild(j: RebuildJob): number {
       if (!j.keep) j.out.set(w.u8.subarray(out, out + got), r);
       r += got;
     }
-    const f64 = w.f64;
     // Every snapshot against the cursors the kernel recorded at its line (rebuildLines throws the lie).
-    const { snapVals, perSnap, colsAt } = j;
-    if (snapVals !== null) {
-      for (let s = 0; s < nSnaps; s++) {
-        const v = s * perSnap;
-        const g = (rec >> 3) + s * (8 + nCols);
-        let same = true;
-        for (let x = 0; same && x < 8; x++) same = f64[g + x] === snapVals[v + x];
-        for (let c = 0; same && c < nCols; c++) same = f64[g + 8 + c] === snapVals[v + colsAt + c];
-        if (!same) {
-          giveUp(j, w, placed);
-          return -1;
-        }
-      }
+    if (j.snapVals !== null && !snapshotsMatch(w.f64, rec >> 3, j.snapVals, nSnaps, j.perSnap, j.colsAt, nCols)) {
+      giveUp(j, w, placed);
+      return -1;
     }
     j.starts.set(w.i32.subarray(st >> 2, (st >> 2) + n));
     j.ends.set(w.i32.subarray(en >> 2, (en >> 2) + n));
-    for (let i = 0; i < n; i++) j.offsets[i] = j.startOffset + j.starts[i];
+    addOffsets(j.offsets, j.starts, j.startOffset, n);
     if (j.keep) j.out = Buffer.from(w.u8.buffer, j.region, size);
     kernelBlocks++;
     return r;
@@ -1907,6 +1952,83 @@ function giveUp(j: RebuildJob, w: WasmRebuilder, placed: Placed): void {
   j.text = own(j.text, 4);
   j.textn = own(j.textn, 5);
   for (let c = 0; c < j.colBuf.length; c++) j.colBuf[c] = own(j.colBuf[c], 6 + c);
+}
+
+
+/*
+ * The per-line loops of a whole-block decode live in small functions of their own: TurboFan then
+ * compiles each loop alone (a millisecond), not the decoder around it. Inside decodeBlockRange and
+ * wasmRebuild these loops made V8 optimise those two large functions (with OSR, and again after a
+ * deoptimisation) in every thread: ~1.1 s of compile jobs in a 100 MB restore's two workers
+ * (--trace-opt), where a block's whole decode is ~20 ms once warm.
+ */
+
+/** The bytes of lines `from`..`to` with their newlines (lens from LINELEN). */
+function linesBytes(lenOf: Float64Array, from: number, to: number): number {
+  let size = 0;
+  for (let i = from; i <= to; i++) size += lenOf[i] + 1;
+  return size;
+}
+
+/** Where scanRows stopped in ROWS and LINELEN. */
+let rowsEnd = 0;
+let lensEnd = 0;
+
+/**
+ * Lines `from`..`to` of ROWS and LINELEN (from positions `rAt`, `lAt`) into shapeOf and lenOf; with
+ * `snapVals` (a whole version 3 block) each snapshot's ROWS, LINELEN and offset positions checked
+ * where the scan reaches them. Ends in rowsEnd and lensEnd.
+ */
+function scanRows(rows: Buffer, lens: Buffer, rAt: number, lAt: number, from: number, to: number, lines: number, nShapes: number,
+  shapeOf: Int32Array, lenOf: Float64Array, snapVals: Float64Array | null, perSnap: number, bad: (why: string) => Error, lie: (why: string) => Error): void {
+  let running = 0;
+  for (let i = from; i <= to; i++) {
+    if (snapVals !== null && i > 0 && i % SNAPSHOT_LINES === 0) {
+      const v = (i / SNAPSHOT_LINES - 1) * perSnap;
+      if (snapVals[v + 8] !== rAt || snapVals[v + 9] !== lAt || snapVals[v + 10] !== running) throw lie(`snapshot ${i / SNAPSHOT_LINES} differs from the rows at line ${i}`);
+    }
+    if (rAt >= rows.length) throw bad(`${i} rows for ${lines} lines`);
+    const sh = readInt(rows, rAt);
+    rAt = scanEnd;
+    if (lAt >= lens.length) throw bad(`line ${i} has no length`);
+    const len = readInt(lens, lAt);
+    lAt = scanEnd;
+    if (!(sh >= 0 && sh <= nShapes) || !(len >= 0)) throw bad(`line ${i} has a bad shape or length`);
+    shapeOf[i] = sh;
+    lenOf[i] = len;
+    running += len + 1;
+  }
+  rowsEnd = rAt;
+  lensEnd = lAt;
+}
+
+/**
+ * Version 3 SNAP: the first `upTo` deltas of value line `v` (lines start at `starts`), summed;
+ * with upTo = nSnaps the line must hold exactly that many. Each running sum into `all` when given.
+ */
+function sumSnapLine(sb: Buffer, starts: number[], v: number, upTo: number, nSnaps: number, perSnap: number, lie: (why: string) => Error, all?: Float64Array): number {
+  let at = starts[v];
+  const end = starts[v + 1] - 1;
+  let acc = v === 1 ? -1 : 0;
+  for (let j = 0; j < upTo; j++) {
+    if (at > end) throw lie(`value ${v} holds ${j} snapshots, ${nSnaps} expected`);
+    const neg = sb[at] === 0x2d;
+    let p = neg ? at + 1 : at;
+    const d0 = p;
+    let d = 0;
+    while (p < end && sb[p] !== 0x2c) {
+      const c = sb[p] - 48;
+      if (c < 0 || c > 9) throw lie(`value ${v} of snapshot ${j + 1} is not a decimal`);
+      d = d * 10 + c;
+      p++;
+    }
+    if (p === d0 || !Number.isSafeInteger(d)) throw lie(`value ${v} of snapshot ${j + 1} is not a decimal`);
+    acc += neg ? -d : d;
+    if (all !== undefined) all[j * perSnap + v] = acc;
+    at = p + 1;
+  }
+  if (upTo === nSnaps && at !== end + 1) throw lie(`value ${v} holds more than ${nSnaps} snapshots`);
+  return acc;
 }
 
 /**
@@ -1964,37 +2086,12 @@ export function decodeBlockRange(record: Buffer, b: BlockShape, pieceBytes: Piec
     } else {
       const starts = nSnaps === 0 ? [0] : lineStarts(sb);
       if (starts === null || (nSnaps === 0 ? sb.length !== 0 : starts.length !== perSnap + 1)) throw lie(`it holds ${starts === null ? "a torn" : starts.length - 1} lines, ${nSnaps === 0 ? 0 : perSnap} expected`);
-      /** The first `upTo` deltas of value line v, summed (upTo = nSnaps: the line must hold exactly that many); into `all` when given. */
-      const sumLine = (v: number, upTo: number, all?: Float64Array): number => {
-        let at = starts[v];
-        const end = starts[v + 1] - 1;
-        let acc = v === 1 ? -1 : 0;
-        for (let j = 0; j < upTo; j++) {
-          if (at > end) throw lie(`value ${v} holds ${j} snapshots, ${nSnaps} expected`);
-          const neg = sb[at] === 0x2d;
-          let p = neg ? at + 1 : at;
-          const d0 = p;
-          let d = 0;
-          while (p < end && sb[p] !== 0x2c) {
-            const c = sb[p] - 48;
-            if (c < 0 || c > 9) throw lie(`value ${v} of snapshot ${j + 1} is not a decimal`);
-            d = d * 10 + c;
-            p++;
-          }
-          if (p === d0 || !Number.isSafeInteger(d)) throw lie(`value ${v} of snapshot ${j + 1} is not a decimal`);
-          acc += neg ? -d : d;
-          if (all !== undefined) all[j * perSnap + v] = acc;
-          at = p + 1;
-        }
-        if (upTo === nSnaps && at !== end + 1) throw lie(`value ${v} holds more than ${nSnaps} snapshots`);
-        return acc;
-      };
       if (whole) {
         snapVals = new Float64Array(nSnaps * perSnap);
-        if (nSnaps > 0) for (let v = 0; v < perSnap; v++) sumLine(v, nSnaps, snapVals);
+        if (nSnaps > 0) for (let v = 0; v < perSnap; v++) sumSnapLine(sb, starts, v, nSnaps, nSnaps, perSnap, lie, snapVals);
       } else {
         const memo = new Float64Array(perSnap).fill(Number.NaN);
-        snapAt = (v) => (Number.isNaN(memo[v]) ? (memo[v] = sumLine(v, snap)) : memo[v]);
+        snapAt = (v) => (Number.isNaN(memo[v]) ? (memo[v] = sumSnapLine(sb, starts, v, snap, nSnaps, perSnap, lie)) : memo[v]);
       }
     }
   }
@@ -2015,28 +2112,13 @@ export function decodeBlockRange(record: Buffer, b: BlockShape, pieceBytes: Piec
     scanFrom = startLine;
   }
   const scanTo = v3 && !whole ? last : b.lines - 1;
-  let running = 0;
-  for (let i = scanFrom; i <= scanTo; i++) {
-    if (whole && v3 && i > 0 && i % SNAPSHOT_LINES === 0 && snapVals !== null) {
-      const v = (i / SNAPSHOT_LINES - 1) * perSnap;
-      if (snapVals[v + 8] !== rAt || snapVals[v + 9] !== lAt || snapVals[v + 10] !== running) throw lie(`snapshot ${i / SNAPSHOT_LINES} differs from the rows at line ${i}`);
-    }
-    if (rAt >= rows.length) throw bad(`${i} rows for ${b.lines} lines`);
-    const sh = readInt(rows, rAt);
-    rAt = scanEnd;
-    if (lAt >= lens.length) throw bad(`line ${i} has no length`);
-    const len = readInt(lens, lAt);
-    lAt = scanEnd;
-    if (!(sh >= 0 && sh <= meta.nShapes) || !(len >= 0)) throw bad(`line ${i} has a bad shape or length`);
-    shapeOf[i] = sh;
-    lenOf[i] = len;
-    running += len + 1;
-  }
+  scanRows(rows, lens, rAt, lAt, scanFrom, scanTo, b.lines, meta.nShapes, shapeOf, lenOf, whole && v3 ? snapVals : null, perSnap, bad, lie);
+  rAt = rowsEnd;
+  lAt = lensEnd;
   if (scanTo === b.lines - 1 && (rAt !== rows.length || lAt !== lens.length)) throw bad(`more rows than the block's ${b.lines} lines`);
 
   // Lines before `first` are never the block's last: each has its newline.
-  let startOffset = offsetAtStart;
-  for (let i = scanFrom; i < first; i++) startOffset += lenOf[i] + 1;
+  const startOffset = offsetAtStart + linesBytes(lenOf, scanFrom, first - 1);
 
   // The streams this range needs.
   let st: (Buffer | null)[];
@@ -2178,8 +2260,7 @@ export function decodeBlockRange(record: Buffer, b: BlockShape, pieceBytes: Piec
   }
 
   // The output: lines first..last.
-  let size = 0;
-  for (let i = first; i <= last; i++) size += lenOf[i] + 1;
+  let size = linesBytes(lenOf, first, last);
   if (last === b.lines - 1 && b.lastUnterminated) size--;
   if (whole && size !== b.originalBytes) throw extError("EXT_INDEX_INVALID", `a block's lines add up to ${size} bytes, its index says ${b.originalBytes}`, path);
   // Its own ArrayBuffer (never the shared pool): worker threads transfer it (and get it back to reuse).
