@@ -42,6 +42,26 @@ export interface ColumnBlock {
 
 const ID_RE = /^(0|[1-9][0-9]{0,15})-([0-9a-z]{0,16})$/;
 
+/**
+ * An empty list of strings whose elements kind is already "any value" (PACKED_ELEMENTS): an empty
+ * `[]` starts as small integers and changes its map at its first string, and the optimised column
+ * pass, compiled against one block's arrays, was thrown away ("wrong map", "not a Smi") at the
+ * next block's fresh ones and compiled again (5 times per worker, ~1.3 CPU-s of TurboFan per
+ * 100 MB diet). Every list of the encoder comes from here, so all of them share one map.
+ */
+function strings(): string[] {
+  const a = [""];
+  a.pop();
+  return a;
+}
+
+/** An empty list of objects with the same elements kind from the start (see `strings`). */
+function objects<T extends object>(): T[] {
+  const a = [{}] as T[];
+  a.pop();
+  return a;
+}
+
 /** One node of the per-type path trie: the column of its strings and of its numbers. */
 interface PathNode {
   path: string;
@@ -76,12 +96,12 @@ function typeLit(t: string): string {
 }
 
 class Encoder {
-  readonly streams: string[][] = [[], [], [], [], [], [], [], [], []];
-  readonly verbatim: Buffer[] = [];
+  readonly streams: string[][] = [strings(), strings(), strings(), strings(), strings(), strings(), strings(), strings(), strings()];
+  readonly verbatim: Buffer[] = objects<Buffer>();
   verbatimBytes = 0;
   readonly shapes = new Map<string, number>();
-  readonly shapeCols: number[][] = [];
-  readonly cols: string[] = [];
+  readonly shapeCols: number[][] = objects<number[]>();
+  readonly cols: string[] = strings();
   readonly colValues: string[][] = [];
   readonly roots = new Map<string, PathNode>();
   /**
@@ -108,8 +128,8 @@ class Encoder {
   bs = -1;
   bsFrom = 0;
   /** The nodes whose column this line's walk created, and which (undone when the line stays verbatim). */
-  created: PathNode[] = [];
-  createdKind: ("s" | "n")[] = [];
+  created: PathNode[] = objects<PathNode>();
+  createdKind: ("s" | "n")[] = strings() as ("s" | "n")[];
 
   constructor(private readonly input: Buffer) {
     this.textBytes = Buffer.allocUnsafeSlow(Math.max(1, input.length));
@@ -118,7 +138,7 @@ class Encoder {
   newCol(name: string, at: PathNode, kind: "s" | "n"): number {
     const c = this.cols.length;
     this.cols.push(name);
-    this.colValues.push([]);
+    this.colValues.push(strings());
     this.created.push(at);
     this.createdKind.push(kind);
     at[kind] = c;
@@ -515,17 +535,52 @@ export function encodeColumns(input: Buffer, level: number): ColumnBlock {
     lenBytes += lens[i].length + 1;
     pos = end + 1;
   }
-  const shapes: [string, number[]][] = [];
+  return columnStreams(e, level, lines, rows, lens, events, encoded, {
+    t: snapT, verb: snapVerb, ids: snapIds, ts: snapTs, cols: snapCols, texts: snapTexts, rows: snapRows, lens: snapLens, offsets: snapOffsets,
+  });
+}
+
+/** The positions `encodeColumns` recorded before each snapshot's line. */
+interface SnapAt {
+  t: number[];
+  verb: number[];
+  ids: number[];
+  ts: number[];
+  cols: number[][];
+  texts: number[];
+  rows: number[];
+  lens: number[];
+  offsets: number[];
+}
+
+/**
+ * The end of `encodeColumns`, once per block: the streams, snapshots and compression. Its own
+ * function so that the line loop's optimised code holds none of it (compiled on the first block,
+ * before this part had ever run, it had no feedback for it and was thrown away on leaving the
+ * loop).
+ */
+function columnStreams(e: Encoder, level: number, lines: number, rows: string[], lens: string[], events: number, encoded: number, at: SnapAt): ColumnBlock {
+  const shapes: string[] = [JSON.stringify(e.cols)];
   let k = 0;
-  for (const tpl of e.shapes.keys()) shapes.push([tpl, e.shapeCols[k++]]);
-  const idMsAt = offsetsAt(e.streams[STREAM.ID_MS], snapIds);
-  const idRandAt = offsetsAt(e.streams[STREAM.ID_RAND], snapIds);
-  const tsAt = offsetsAt(e.streams[STREAM.TS], snapTs);
-  const colAt = e.colValues.map((v, c) => offsetsAt(v, snapCols.map((counts) => counts[c] ?? 0)));
-  const snaps: number[][] = snapT.map((t, j) => [t, -1, snapVerb[j], idMsAt[j], idRandAt[j], tsAt[j], 0, 0, snapRows[j], snapLens[j], snapOffsets[j], ...colAt.map((a) => a[j])]);
-  const raw: Buffer[] = new Array(FIRST_COLUMN_STREAM + e.cols.length);
   // One JSON value per line (JSON.stringify never emits a raw newline): the column names, then shape k on line k.
-  raw[STREAM.META] = joined([JSON.stringify(e.cols), ...shapes.map((sh) => JSON.stringify(sh))]);
+  for (const tpl of e.shapes.keys()) shapes.push(JSON.stringify([tpl, e.shapeCols[k++]]));
+  const idMsAt = offsetsAt(e.streams[STREAM.ID_MS], at.ids);
+  const idRandAt = offsetsAt(e.streams[STREAM.ID_RAND], at.ids);
+  const tsAt = offsetsAt(e.streams[STREAM.TS], at.ts);
+  const colAt: number[][] = [];
+  for (let c = 0; c < e.colValues.length; c++) {
+    const counts: number[] = new Array(at.cols.length);
+    for (let j = 0; j < counts.length; j++) counts[j] = at.cols[j][c] ?? 0;
+    colAt.push(offsetsAt(e.colValues[c], counts));
+  }
+  const snaps: number[][] = [];
+  for (let j = 0; j < at.t.length; j++) {
+    const snap = [at.t[j], -1, at.verb[j], idMsAt[j], idRandAt[j], tsAt[j], 0, 0, at.rows[j], at.lens[j], at.offsets[j]];
+    for (let c = 0; c < colAt.length; c++) snap.push(colAt[c][j]);
+    snaps.push(snap);
+  }
+  const raw: Buffer[] = new Array(FIRST_COLUMN_STREAM + e.cols.length);
+  raw[STREAM.META] = joined(shapes);
   raw[STREAM.ROWS] = joined(rows);
   raw[STREAM.LINELEN] = joined(lens);
   raw[STREAM.VERBATIM] = Buffer.concat(e.verbatim);
@@ -544,7 +599,7 @@ export function encodeColumns(input: Buffer, level: number): ColumnBlock {
     },
     lines,
     snaps,
-    snapTexts,
+    snapTexts: at.texts,
     events,
     encodedLines: encoded,
   };
