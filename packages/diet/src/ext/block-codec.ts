@@ -650,13 +650,28 @@ function utf16Units(b: Uint8Array, from: number, to: number): number {
 export function longPiecesOf(src: Buffer, valueEnds: ArrayLike<number>, seed: number, cuts?: PieceCuts): LongPieces {
   const bytes = src.length === 0 ? Buffer.alloc(0) : Buffer.allocUnsafeSlow(src.length);
   src.copy(bytes);
+  const n = cutPieces(bytes, valueEnds, seed, cuts !== undefined);
+  if (cuts !== undefined) {
+    cuts.ends = cutScratch.ends.slice(0, cutScratch.all);
+    cuts.long = cutScratch.long.slice(0, cutScratch.all);
+  }
+  return { bytes, starts: cutScratch.starts.slice(0, n), ends: cutScratch.ends2.slice(0, n), hashes: cutScratch.hashes.slice(0, n) };
+}
+
+/**
+ * `longPiecesOf`'s arrays, kept by the thread from block to block and copied out: grown from 1,024
+ * entries in every block, each growth was code that the on-stack compiled loop had not seen yet
+ * (a deoptimisation and a new compile, 8 per worker per 100 MB diet).
+ */
+const cutScratch = {
+  ends: new Uint32Array(1024), long: new Uint8Array(1024), all: 0,
+  starts: new Uint32Array(1024), ends2: new Uint32Array(1024), hashes: new Int32Array(1024),
+};
+
+/** The loop of `longPiecesOf` (its own function: see `columnStreams`), into `cutScratch`; returns the number of long pieces. */
+function cutPieces(bytes: Buffer, valueEnds: ArrayLike<number>, seed: number, withCuts: boolean): number {
+  const sc = cutScratch;
   let all = 0;
-  let cutEnds = cuts === undefined ? null : new Uint32Array(1024);
-  let cutLong = cuts === undefined ? null : new Uint8Array(1024);
-  let cap = 1024;
-  let starts = new Uint32Array(cap);
-  let ends = new Uint32Array(cap);
-  let hashes = new Int32Array(cap);
   let n = 0;
   let at = 0;
   for (let v = 0; v < valueEnds.length; v++) {
@@ -674,27 +689,17 @@ export function longPiecesOf(src: Buffer, valueEnds: ArrayLike<number>, seed: nu
       // The piece [from, i) ends here (at a `\n` or the value's end).
       const len = i - from;
       const long = len >= PIECE_MIN_CHARS && (wide < 0x80 || utf16Units(bytes, from, i) >= PIECE_MIN_CHARS);
-      if (cutEnds !== null && cutLong !== null) {
-        if (all === cutEnds.length) {
-          cutEnds = grown(cutEnds, 2 * all);
-          const l = new Uint8Array(2 * all);
-          l.set(cutLong);
-          cutLong = l;
-        }
-        cutEnds[all] = i;
-        cutLong[all++] = long ? 1 : 0;
+      if (withCuts) {
+        if (all === sc.ends.length) growCuts(sc);
+        sc.ends[all] = i;
+        sc.long[all++] = long ? 1 : 0;
       }
       if (long) {
-        if (n === cap) {
-          cap *= 2;
-          starts = grown(starts, cap);
-          ends = grown(ends, cap);
-          hashes = grown(hashes, cap);
-        }
+        if (n === sc.starts.length) growLong(sc);
         h = Math.imul(h ^ len, 0x01000193);
-        starts[n] = from;
-        ends[n] = i;
-        hashes[n] = (h ^ (h >>> 15)) & 0x3fffffff;
+        sc.starts[n] = from;
+        sc.ends2[n] = i;
+        sc.hashes[n] = (h ^ (h >>> 15)) & 0x3fffffff;
         n++;
       }
       if (i >= end) break;
@@ -705,11 +710,23 @@ export function longPiecesOf(src: Buffer, valueEnds: ArrayLike<number>, seed: nu
     }
     at = end;
   }
-  if (cuts !== undefined && cutEnds !== null && cutLong !== null) {
-    cuts.ends = cutEnds.subarray(0, all);
-    cuts.long = cutLong.subarray(0, all);
-  }
-  return { bytes, starts: starts.slice(0, n), ends: ends.slice(0, n), hashes: hashes.slice(0, n) };
+  sc.all = all;
+  return n;
+}
+
+function growCuts(sc: typeof cutScratch): void {
+  const cap = 2 * sc.ends.length;
+  sc.ends = grown(sc.ends, cap);
+  const l = new Uint8Array(cap);
+  l.set(sc.long);
+  sc.long = l;
+}
+
+function growLong(sc: typeof cutScratch): void {
+  const cap = 2 * sc.starts.length;
+  sc.starts = grown(sc.starts, cap);
+  sc.ends2 = grown(sc.ends2, cap);
+  sc.hashes = grown(sc.hashes, cap);
 }
 
 /** Every piece of a block's text values in order (`longPiecesOf` finds them): where it ends, and whether it is long (1). */
@@ -748,11 +765,22 @@ export function textStreamsOf(bytes: Buffer, valueEnds: ArrayLike<number>, ids: 
   // Each piece: its bytes + 2 (short) or at most 12 bytes for a piece of 16 or more; separators are 2 bytes.
   const bound = 2 * bytes.length + 2 * valueEnds.length + 16;
   if (textScratch === null || textScratch.length < bound) textScratch = Buffer.allocUnsafeSlow(Math.max(bound, 1 << 20));
-  const out = textScratch;
   const counts: string[] = new Array(valueEnds.length);
-  const snapText: number[] = [];
-  const snapTextN: number[] = [];
-  const snapPrev: number[] = [];
+  const t: TextStreams = { text: textScratch, textn: textScratch, refs: 0, snapText: [], snapTextN: [], snapPrev: [] };
+  const [o, j] = writeText(textScratch, bytes, valueEnds, ids, snapTexts, cuts, counts, t);
+  if (t.refs !== ids.length || j !== cuts.ends.length) throw new Error(`textStreamsOf: ${ids.length} ids for ${t.refs} pieces`);
+  // TEXT is a view of this thread's scratch space: compressed by `sealBlock` before the next call.
+  t.text = textScratch.subarray(0, o);
+  t.textn = joined(counts);
+  return t;
+}
+
+/**
+ * The loop of `textStreamsOf` (its own function: see `columnStreams`): TEXT into `out`, the
+ * pieces' counts into `counts`, the snapshots' positions and `refs` into `t`; returns TEXT's
+ * length and the cuts used.
+ */
+function writeText(out: Buffer, bytes: Buffer, valueEnds: ArrayLike<number>, ids: ArrayLike<number>, snapTexts: number[], cuts: PieceCuts, counts: string[], t: TextStreams): [number, number] {
   const cutEnds = cuts.ends;
   const cutLong = cuts.long;
   let o = 0;
@@ -764,9 +792,9 @@ export function textStreamsOf(bytes: Buffer, valueEnds: ArrayLike<number>, ids: 
   let at = 0;
   for (let v = 0; v <= valueEnds.length; v++) {
     while (sj < snapTexts.length && snapTexts[sj] === v) {
-      snapText.push(o);
-      snapTextN.push(textnBytes);
-      snapPrev.push(prev);
+      t.snapText.push(o);
+      t.snapTextN.push(textnBytes);
+      t.snapPrev.push(prev);
       sj++;
     }
     if (v === valueEnds.length) break;
@@ -792,9 +820,8 @@ export function textStreamsOf(bytes: Buffer, valueEnds: ArrayLike<number>, ids: 
     textnBytes += counts[v].length + 1;
     at = end;
   }
-  if (k !== ids.length || j !== cutEnds.length) throw new Error(`textStreamsOf: ${ids.length} ids for ${k} pieces`);
-  // TEXT is a view of this thread's scratch space: compressed by `sealBlock` before the next call.
-  return { text: out.subarray(0, o), textn: joined(counts), refs: k, snapText, snapTextN, snapPrev };
+  t.refs = k;
+  return [o, j];
 }
 
 function grown<T extends Uint32Array | Int32Array>(a: T, cap: number): T {
