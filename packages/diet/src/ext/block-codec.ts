@@ -679,11 +679,18 @@ function cutPieces(bytes: Buffer, valueEnds: ArrayLike<number>, seed: number, wi
     let from = at;
     let h = seed | 0;
     let wide = 0;
-    for (let i = at; ; i++) {
-      if (i < end && !(bytes[i] === 0x5c && i + 1 < end && bytes[i + 1] === 0x6e)) {
-        const x = bytes[i];
+    for (let i = at; ; ) {
+      // The piece's bytes up to a `\` (one compare per byte in the common case).
+      let x = 0;
+      while (i < end && (x = bytes[i]) !== 0x5c) {
         h = Math.imul(h ^ x, 0x01000193);
         wide |= x;
+        i++;
+      }
+      if (i < end && !(i + 1 < end && bytes[i + 1] === 0x6e)) {
+        // A `\` that does not start `\n` belongs to the piece.
+        h = Math.imul(h ^ 0x5c, 0x01000193);
+        i++;
         continue;
       }
       // The piece [from, i) ends here (at a `\n` or the value's end).
@@ -703,8 +710,8 @@ function cutPieces(bytes: Buffer, valueEnds: ArrayLike<number>, seed: number, wi
         n++;
       }
       if (i >= end) break;
-      i++; // the `n`
-      from = i + 1;
+      i += 2; // past the `\n`
+      from = i;
       h = seed | 0;
       wide = 0;
     }

@@ -110,6 +110,12 @@ describe("a block's long pieces, found in its texts' bytes", () => {
     expect(Buffer.from(fromBytes.text).equals(fromStrings.text)).toBe(true);
     expect(fromBytes.textn.equals(fromStrings.textn)).toBe(true);
     expect([fromBytes.refs, fromBytes.snapText, fromBytes.snapTextN, fromBytes.snapPrev]).toEqual([fromStrings.refs, fromStrings.snapText, fromStrings.snapTextN, fromStrings.snapPrev]);
+    // A `\` ending a value does not pair with the next value's `n`; `\\n` splits after its first backslash, as split does.
+    const cross = [`${"a".repeat(20)}\\`, `n${"b".repeat(20)}`, `${"c".repeat(17)}\\\\n${"d".repeat(16)}`, `${"e".repeat(16)}\\n`];
+    const crossWant = cross.flatMap((t) => t.split("\\n")).filter((p) => p.length >= PIECE_MIN_CHARS);
+    const crossGot = longPieces(cross, 3);
+    expect([...crossGot.ends].map((e, k) => crossGot.bytes.toString("utf8", crossGot.starts[k], e))).toEqual(crossWant);
+    expect(crossWant).toEqual([`${"a".repeat(20)}\\`, `n${"b".repeat(20)}`, `${"c".repeat(17)}\\`, "d".repeat(16), "e".repeat(16)]);
     // Pieces of exactly 15 units in more than 15 bytes stay inline; of 16 units, long.
     const edge = longPieces([`${"é".repeat(15)}\\n${"é".repeat(16)}\\n${"😀".repeat(8)}`], 1);
     expect([...edge.ends].map((e, k) => edge.bytes.toString("utf8", edge.starts[k], e))).toEqual(["é".repeat(16), "😀".repeat(8)]);
