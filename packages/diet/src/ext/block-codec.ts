@@ -1882,8 +1882,11 @@ function wasmRebuild(j: RebuildJob): number {
     const slen = streams.map((b) => b.length);
     placed = { at: loc, len: slen };
     // The output goes through a region of outChunk bytes (or the longest line), copied out as it fills.
-    // Kept (j.keep): the whole block in one region of its own, handed to the caller as it is.
-    const cap = j.keep ? size : Math.min(size, Math.max(outChunk, maxOf(lenOf, n) + 1));
+    // Kept (j.keep): the whole block in one region of its own, handed to the caller as it is. The
+    // kernel counts a newline after every line when it checks the region, also after a torn last
+    // one: a region of `size` made it stop before that line and write it at the region's start
+    // again (a journal without a final newline restored on workers rebuilt to the wrong bytes).
+    const cap = j.keep ? size + 1 : Math.min(size, Math.max(outChunk, maxOf(lenOf, n) + 1));
     let bytes = 176 + padded(20 * meta.nShapes) + 4 * padded(4 * n) + 3 * padded(4 * nCols) + (j.keep ? 0 : padded(cap) + 64) + padded(8 * nSnaps * (8 + nCols));
     for (let i = 0; i < streams.length; i++) if (loc[i] < 0) bytes += padded(slen[i]);
     for (let k = 1; k <= meta.nShapes; k++) {
@@ -1991,6 +1994,11 @@ function wasmRebuild(j: RebuildJob): number {
     let r = 0;
     while (w.i32[q + 26] < n) {
       const line = w.i32[q + 26];
+      // Kept: a later call writes on after the earlier ones, in what is left of the region.
+      if (j.keep) {
+        w.i32[q + 2] = out + r;
+        w.i32[q + 28] = cap - r;
+      }
       const got = w.rebuild(P, piece);
       if (got < 0 || r + got > size || w.i32[q + 26] <= line) {
         giveUp(j, w, placed);

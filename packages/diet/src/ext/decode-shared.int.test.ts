@@ -117,4 +117,34 @@ describe("extended diet: blocks handed over in the kernel's shared memory", () =
     expect((await restoreJournal(exec, { workers: 2 })).status).toBe("restored");
     expect(fs.readFileSync(layoutOf(exec).journal).equals(original)).toBe(true);
   }, 30_000);
+
+  it.runIf(wasm)("a journal ending in a torn fragment: its last block kept (in this thread and on workers) is its bytes, and restore gives it back in this thread and on workers (the kernel stopped before the torn line and wrote it over the region's start)", async () => {
+    const whole = journal(600);
+    const original = Buffer.concat([whole, Buffer.from('{"id":"1772712164469-zz","timestamp":"2026-03-05T12:02:44.469Z","type":"tool.result","data":{"i":1,"text":"torn')]);
+    const tiny = Buffer.from('{"id":"1772712164469-01ik806e8","timestamp":"","type":"state.transition","data":false}\n{"text":"\\n\\n\\n"}');
+    for (const bytes of [original, tiny]) {
+      const { exec, src } = await dieted(bytes);
+      try {
+        const last = src.blocks.length - 1;
+        const b = src.blocks[last];
+        const kept = src.decodeBytes(last, undefined, true);
+        expect(kept.region).toBeGreaterThanOrEqual(0);
+        expect(kept.data.equals(bytes.subarray(b.originalOffset))).toBe(true);
+        src.freeRegion(kept.region);
+        const got: Buffer[] = [];
+        for await (const d of decodeBlocksOnWorkers(src, 2)) {
+          got.push(Buffer.from(d.data));
+          d.release();
+        }
+        expect(Buffer.concat(got).equals(bytes)).toBe(true);
+      } finally {
+        src.close();
+      }
+      for (const workers of [0, 2]) {
+        expect((await restoreJournal(exec, { workers })).status).toBe("restored");
+        expect(fs.readFileSync(layoutOf(exec).journal).equals(bytes)).toBe(true);
+        fs.rmSync(layoutOf(exec).journal);
+      }
+    }
+  }, 30_000);
 });
