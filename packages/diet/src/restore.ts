@@ -12,6 +12,8 @@ import { DietedSource } from "./dieted-source.js";
 import { readManifest } from "./manifest.js";
 import { originalPieces, type PipelineStats } from "./restore-pipeline.js";
 import { extOriginalPieces, isExtDiet, openExtSource } from "./ext/ext-diet.js";
+import { decodeBlocksInThread, extRestoreWorkersFor } from "./ext/decode-pool.js";
+import type { ExtSource } from "./ext/ext-source.js";
 
 /** Crash-test hook, as for the diet. */
 export type RestoreHook = (step: string, n: number) => void | Promise<void>;
@@ -79,7 +81,7 @@ export async function restoreJournal(
   opts: {
     hook?: RestoreHook;
     datasyncEveryBytes?: number;
-    /** Worker threads rebuilding frames (0: all in this thread); default by size and cores (restoreWorkersFor). */
+    /** Worker threads rebuilding frames or blocks (0: all in this thread); default by size and cores (restoreWorkersFor; an extended diet: extRestoreWorkersFor). */
     workers?: number;
     /** Filled with what the fast path did. */
     stats?: PipelineStats;
@@ -121,7 +123,7 @@ export async function restoreJournal(
     let syncedUpTo = 0;
     let syncError: unknown = null;
     try {
-      for await (const { parts, release } of ext ? extOriginalPieces(ext, opts.workers) : originalPieces(src as DietedSource, opts.workers, opts.stats)) {
+      for await (const { parts, release } of ext ? extRestorePieces(ext, opts.workers) : originalPieces(src as DietedSource, opts.workers, opts.stats)) {
         await writing;
         await hook("chunk", ++chunks);
         if (syncing === null && bytes - syncedUpTo >= datasyncEvery) {
@@ -171,6 +173,18 @@ export async function restoreJournal(
   } finally {
     if (!published) await fsp.rm(layout.restoreTmp, { force: true }).catch(() => undefined);
   }
+}
+
+/**
+ * An extended diet's blocks for restore: `workers` decode workers (default extRestoreWorkersFor its
+ * size); with none, rebuilt in this thread into kept kernel regions, each freed once written.
+ */
+async function* extRestorePieces(src: ExtSource, workers = extRestoreWorkersFor(src.expect.originalBytes)): AsyncGenerator<{ parts: Buffer[]; release: (() => void) | null }> {
+  if (workers > 0) {
+    yield* extOriginalPieces(src, workers);
+    return;
+  }
+  for await (const { data, release } of decodeBlocksInThread(src)) yield { parts: [data], release };
 }
 
 /** Write `parts` contiguously at `position` (one writev; short writes continue). */

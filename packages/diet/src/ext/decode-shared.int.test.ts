@@ -6,7 +6,7 @@ import { restoreJournal } from "../restore.js";
 import { rmExec, tempExec } from "../test-helpers.js";
 import { applyExtDiet } from "./ext-diet.js";
 import { ExtSource } from "./ext-source.js";
-import { decodeBlocksOnWorkers } from "./decode-pool.js";
+import { DECODE_MAX_WORKERS, EXT_RESTORE_WORKERS_MIN_BYTES, decodeBlocksInThread, decodeBlocksOnWorkers, extRestoreWorkersFor } from "./decode-pool.js";
 import { threadRebuilder } from "./rebuild-wasm.js";
 
 // Blocks rebuilt by the WebAssembly kernel are handed over as views of its shared memory (kept
@@ -117,6 +117,48 @@ describe("extended diet: blocks handed over in the kernel's shared memory", () =
     expect((await restoreJournal(exec, { workers: 2 })).status).toBe("restored");
     expect(fs.readFileSync(layoutOf(exec).journal).equals(original)).toBe(true);
   }, 30_000);
+
+  it.runIf(wasm)("in this thread for restore: blocks in order, byte for byte, in kept regions taken again once released; unreleased ones keep their bytes; restore without workers gives the journal back", async () => {
+    const original = journal(1500, 900, 960);
+    const { exec, src } = await dieted(original);
+    try {
+      const got: Buffer[] = [];
+      const offsets = new Set<number>();
+      let shared = 0;
+      let own = 0;
+      // Released one block late (as restore does once a block's write completes).
+      let before: (() => void) | null = null;
+      for await (const b of decodeBlocksInThread(src)) {
+        got.push(Buffer.from(b.data));
+        if (b.data.buffer instanceof SharedArrayBuffer) {
+          shared++;
+          offsets.add(b.data.byteOffset);
+        } else own++;
+        before?.();
+        before = b.release;
+      }
+      before?.();
+      expect(Buffer.concat(got).equals(original)).toBe(true);
+      expect(own).toBeGreaterThan(0);
+      expect(shared).toBeGreaterThan(8);
+      // Two regions in turn (the block being used and the next), not one a block.
+      expect(offsets.size).toBe(2);
+      const kept: Buffer[] = [];
+      for await (const b of decodeBlocksInThread(src)) kept.push(b.data);
+      expect(Buffer.concat(kept).equals(original)).toBe(true);
+    } finally {
+      src.close();
+    }
+    expect((await restoreJournal(exec, { workers: 0 })).status).toBe("restored");
+    expect(fs.readFileSync(layoutOf(exec).journal).equals(original)).toBe(true);
+  }, 30_000);
+
+  it("restore's default: this thread below EXT_RESTORE_WORKERS_MIN_BYTES, both decode workers from it", () => {
+    expect(extRestoreWorkersFor(100_084_100)).toBe(0);
+    expect(extRestoreWorkersFor(EXT_RESTORE_WORKERS_MIN_BYTES - 1)).toBe(0);
+    expect(extRestoreWorkersFor(EXT_RESTORE_WORKERS_MIN_BYTES)).toBe(DECODE_MAX_WORKERS);
+    expect(extRestoreWorkersFor(1_000_000_000)).toBe(DECODE_MAX_WORKERS);
+  });
 
   it.runIf(wasm)("a journal ending in a torn fragment: its last block kept (in this thread and on workers) is its bytes, and restore gives it back in this thread and on workers (the kernel stopped before the torn line and wrote it over the region's start)", async () => {
     const whole = journal(600);
