@@ -132,8 +132,7 @@ class Encoder {
   createdKind: ("s" | "n")[] = strings() as ("s" | "n")[];
 
   constructor(private readonly input: Buffer) {
-    // Shared memory: the writing thread reads the long pieces where they are (`longPiecesOf`), no copy.
-    this.textBytes = Buffer.from(new SharedArrayBuffer(Math.max(1, input.length)));
+    this.textBytes = Buffer.allocUnsafeSlow(Math.max(1, input.length));
   }
 
   newCol(name: string, at: PathNode, kind: "s" | "n"): number {
@@ -645,17 +644,12 @@ function utf16Units(b: Uint8Array, from: number, to: number): number {
 
 /**
  * `longPieces` of the text values `bytes[ends[k - 1], ends[k])` (a block's `textBytes` and
- * `textEnds`). The result's bytes are `src` itself when it is shared memory (a column pass's
- * text bytes: the writing thread reads the pieces from them while the block keeps them, both
- * only reading; the copy, and its fresh pages, cost ~0.1 CPU-s per 100 MB body-heavy diet), else
- * a copy in their own ArrayBuffer (not Buffer's shared pool: they are transferred).
+ * `textEnds`); the result's bytes are a copy in their own ArrayBuffer (not Buffer's shared pool:
+ * they are transferred to the writing thread, the block keeps its own).
  */
 export function longPiecesOf(src: Buffer, valueEnds: ArrayLike<number>, seed: number, cuts?: PieceCuts): LongPieces {
-  let bytes = src;
-  if (!(src.buffer instanceof SharedArrayBuffer)) {
-    bytes = src.length === 0 ? Buffer.alloc(0) : Buffer.allocUnsafeSlow(src.length);
-    src.copy(bytes);
-  }
+  const bytes = src.length === 0 ? Buffer.alloc(0) : Buffer.allocUnsafeSlow(src.length);
+  src.copy(bytes);
   const n = cutPieces(bytes, valueEnds, seed, cuts !== undefined);
   if (cuts !== undefined) {
     cuts.ends = cutScratch.ends.slice(0, cutScratch.all);

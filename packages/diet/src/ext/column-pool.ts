@@ -58,9 +58,7 @@ export function runColumnJob(m: ColumnJob, blocks: Map<number, HeldBlock>): { an
     const pieces = longPiecesOf(c.textBytes, c.textEnds, m.seed, cuts);
     blocks.set(m.id, { c, cuts });
     const done: ColumnsDone = { job: m.id, pieces, lines: c.lines, events: c.events, encodedLines: c.encodedLines, values: c.textEnds.length };
-    // The pieces' bytes are the block's shared text bytes (not transferred: shared); their bounds and hashes are the pieces' own.
-    const transfer = pieces.ends.length > 0 ? [pieces.starts.buffer as ArrayBuffer, pieces.ends.buffer as ArrayBuffer, pieces.hashes.buffer as ArrayBuffer] : [];
-    if (pieces.bytes.length > 0 && !(pieces.bytes.buffer instanceof SharedArrayBuffer)) transfer.push(pieces.bytes.buffer as ArrayBuffer);
+    const transfer = pieces.bytes.length > 0 ? [pieces.bytes.buffer as ArrayBuffer, pieces.starts.buffer as ArrayBuffer, pieces.ends.buffer as ArrayBuffer, pieces.hashes.buffer as ArrayBuffer] : [];
     return { answer: { id: m.id, done }, transfer };
   }
   if (m.op === "seal") {

@@ -2,8 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { prng } from "@hankweave-journal/journal/testing";
 import { Pack } from "./ext-write.js";
-import { decodeBlockRange, encodeColumns, longPiecesOf, sealBlock, sealWithIds, textStreamsOf, unpackRecord } from "./block-codec.js";
-import { runColumnJob, type ColumnsDone, type HeldBlock } from "./column-pool.js";
+import { decodeBlockRange, encodeColumns, sealBlock, sealWithIds, textStreamsOf, unpackRecord } from "./block-codec.js";
 import { longPieces, textStreams } from "./test-helpers.js";
 import { FORMAT_VERSION, PIECE_MIN_CHARS, STREAM } from "./format.js";
 
@@ -281,28 +280,5 @@ describe("the walk as the invertibility proof", () => {
       }),
       { numRuns: 300 },
     );
-  });
-});
-
-describe("a column pass's text bytes", () => {
-  it("are shared memory the writing thread reads its pieces from, not a copy, and are not in the job's transfer list", () => {
-    const body = `${"x".repeat(40)}\\n${"y".repeat(20)}\\nshort\\n${"z".repeat(33)}`;
-    const lines = Array.from({ length: 5 }, (_, i) => JSON.stringify({ id: `${1700000000000 + i}-a${i}`, type: "tool.result", body: `${body}${i}` }));
-    const input = Buffer.from(`${lines.join("\n")}\n`);
-    const c = encodeColumns(input, 1);
-    expect(c.textBytes.buffer).toBeInstanceOf(SharedArrayBuffer);
-    const shared = longPiecesOf(c.textBytes, c.textEnds, 5);
-    expect(shared.bytes.buffer).toBe(c.textBytes.buffer);
-    const copied = longPiecesOf(Buffer.from(c.textBytes), c.textEnds, 5);
-    expect(copied.bytes.buffer).not.toBe(c.textBytes.buffer);
-    const pieces = (p: typeof shared) => [...p.ends].map((e, k) => p.bytes.toString("utf8", p.starts[k], e));
-    expect(pieces(shared)).toEqual(pieces(copied));
-    expect(pieces(shared)).toHaveLength(15);
-    expect([...shared.hashes]).toEqual([...copied.hashes]);
-    const held = new Map<number, HeldBlock>();
-    const { answer, transfer } = runColumnJob({ op: "columns", id: 1, input, level: 1, seed: 5 }, held);
-    expect(transfer.length).toBe(3);
-    expect(transfer.some((b) => (b as unknown) instanceof SharedArrayBuffer)).toBe(false);
-    expect((answer.done as ColumnsDone).pieces.bytes.buffer).toBe(held.get(1)?.c.textBytes.buffer);
   });
 });
