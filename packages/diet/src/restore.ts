@@ -12,8 +12,7 @@ import { DietedSource } from "./dieted-source.js";
 import { readManifest } from "./manifest.js";
 import { originalPieces, type PipelineStats } from "./restore-pipeline.js";
 import { extOriginalPieces, isExtDiet, openExtSource } from "./ext/ext-diet.js";
-import { decodeBlocksInThread, extRestoreWorkersFor } from "./ext/decode-pool.js";
-import type { ExtSource } from "./ext/ext-source.js";
+import { extRestoreWorkersFor } from "./ext/decode-pool.js";
 
 /** Crash-test hook, as for the diet. */
 export type RestoreHook = (step: string, n: number) => void | Promise<void>;
@@ -123,7 +122,7 @@ export async function restoreJournal(
     let syncedUpTo = 0;
     let syncError: unknown = null;
     try {
-      for await (const { parts, release } of ext ? extRestorePieces(ext, opts.workers) : originalPieces(src as DietedSource, opts.workers, opts.stats)) {
+      for await (const { parts, release } of ext ? extOriginalPieces(ext, opts.workers ?? extRestoreWorkersFor(ext.expect.originalBytes)) : originalPieces(src as DietedSource, opts.workers, opts.stats)) {
         await writing;
         await hook("chunk", ++chunks);
         if (syncing === null && bytes - syncedUpTo >= datasyncEvery) {
@@ -173,18 +172,6 @@ export async function restoreJournal(
   } finally {
     if (!published) await fsp.rm(layout.restoreTmp, { force: true }).catch(() => undefined);
   }
-}
-
-/**
- * An extended diet's blocks for restore: `workers` decode workers (default extRestoreWorkersFor its
- * size); with none, rebuilt in this thread into kept kernel regions, each freed once written.
- */
-async function* extRestorePieces(src: ExtSource, workers = extRestoreWorkersFor(src.expect.originalBytes)): AsyncGenerator<{ parts: Buffer[]; release: (() => void) | null }> {
-  if (workers > 0) {
-    yield* extOriginalPieces(src, workers);
-    return;
-  }
-  for await (const { data, release } of decodeBlocksInThread(src)) yield { parts: [data], release };
 }
 
 /** Write `parts` contiguously at `position` (one writev; short writes continue). */

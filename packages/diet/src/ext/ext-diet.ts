@@ -26,7 +26,7 @@ import type { DietVerification } from "../verify-diet.js";
 import { FORMAT_VERSION, type ExtManifestInfo } from "./format.js";
 import { ExtSource, extInfoOfJson, readExtInfo } from "./ext-source.js";
 import { writeExtContainer, type ExtWriteResult } from "./ext-write.js";
-import { DECODE_MAX_WORKERS, DECODE_WORKERS_MIN_BYTES, DecodeCrew, decodeBlocksOnWorkers } from "./decode-pool.js";
+import { DECODE_MAX_WORKERS, DECODE_WORKERS_MIN_BYTES, DecodeCrew, decodeBlocksInThread, decodeBlocksOnWorkers } from "./decode-pool.js";
 import { publishPair, rmQuiet } from "../publish-diet.js";
 
 /** Options of the extended diet beyond the common ones (tests use small blocks). */
@@ -100,7 +100,7 @@ function decodeWorkersFor(originalBytes: number, workers?: number): number {
 /**
  * The original bytes of an extended diet as chunks, with the restore pipeline's piece shape
  * (`release`, when not null, gives the chunk's buffer back to its decode worker: call it once the
- * bytes are no longer used). `workers` threads decode the blocks
+ * bytes are no longer used; in this thread it frees the block's kept kernel region). `workers` threads decode the blocks
  * (default: DECODE_MAX_WORKERS from DECODE_WORKERS_MIN_BYTES, else none; 0: in this thread),
  * taken from `crew` when given (started earlier, see `DecodeCrew`).
  */
@@ -110,11 +110,7 @@ export async function* extOriginalPieces(src: ExtSource, workers?: number, crew?
     for await (const { data, release } of decodeBlocksOnWorkers(src, n, crew)) yield { parts: [data], release };
     return;
   }
-  for (const parts of src.originalChunks()) {
-    yield { parts, release: null };
-    // Let the event loop breathe between blocks (a reader in a server keeps serving).
-    await new Promise<void>((r) => setImmediate(r));
-  }
+  for await (const { data, release } of decodeBlocksInThread(src)) yield { parts: [data], release };
 }
 
 /**

@@ -419,11 +419,6 @@ export class ExtSource {
     freeKeptRegion(region);
   }
 
-  /** The original journal, in order, one block's bytes at a time (bounded memory). */
-  *originalChunks(): Generator<Buffer[]> {
-    for (let k = 0; k < this.blocks.length; k++) yield [this.decodeBytes(k).data];
-  }
-
   close(): void {
     this.dropFrames();
     this.wscratch?.release();
