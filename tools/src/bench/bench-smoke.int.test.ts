@@ -76,6 +76,11 @@ describe("npm run bench -- --smoke", () => {
     expect(typeof res.machine.cpu).toBe("string");
     // Our children ran from the esbuild bundle (what the CLI bin runs), not through tsx.
     expect(res.runner).toBe("bundle");
+    // The CLI as a process of its own (built beside the runner): restore from both diets and cat.
+    const whole = res.rows.filter((x) => x.contender.endsWith(", whole process"));
+    expect(whole.map((x) => `${x.op} ${x.contender} ${x.status}`)).toEqual([
+      "restore ours (compatible), whole process ok", "restore ours (extended), whole process ok", "cat-line ours (extended), whole process ok",
+    ]);
     expect(r.stdout).toContain("bundled runner");
   }, 420_000);
 });

@@ -9,7 +9,7 @@ import { layoutOf } from "@hankweave-journal/core";
 import { generateExecution, type ProfileName } from "../generator/index.js";
 import { GENERATOR_REVISION } from "../generator/profile.js";
 import { compareProfiles, type ProfileSummary } from "./profile-compare.js";
-import { ensureTools, machineInfo, measure, prepareRunner, REPO_ROOT, type Measured, type Toolbox } from "./measure.js";
+import { ensureTools, machineInfo, measure, prepareRunner, REPO_ROOT, wholeProcessCli, type Measured, type Toolbox } from "./measure.js";
 import { dietArgs, linkCopy, operations, type DietKind, type OpContext, type Operation } from "./operations.js";
 import { evaluateTargets, type TargetVerdict } from "./targets.js";
 import { fleetInput, fleetOperations, type FleetBenchSpec } from "./fleet.js";
@@ -213,6 +213,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       exec: inp.exec, sizeBytes: size, journalBytes: inp.journalBytes, journalLines: inp.lines, profile,
       dieted: dietedCopies(o, inp.exec, work, tools, base), zstdFile: prepareZstd(o, inp.exec, work, tools),
       work, tools, smoke: o.smoke, cacheDir: `${inp.exec}.cache`, freshBaselines: o.freshBaselines, ...base, lib,
+      cli: wholeProcessCli(),
     };
     for (const op of operations(ctx)) rows.push(...measureOperation(o, tools, op, profile, size, inp.journalBytes));
     rmSync(join(work), { recursive: true, force: true });

@@ -4,7 +4,7 @@
  * runner's in-child operation time when the child is our runner.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
 import type { RunnerResult, RunnerSpec } from "./runner.js";
@@ -14,6 +14,14 @@ export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const RUNNER = fileURLToPath(new URL("./runner.ts", import.meta.url));
 /** The runner as one prebuilt ES module (gitignored), built by `prepareRunner`. */
 const RUNNER_BUNDLE = fileURLToPath(new URL("../../dist/bench-runner.mjs", import.meta.url));
+/**
+ * The CLI as users run it (`packages/cli/src/main.ts` bundled, the same `buildBundle` as the
+ * installed bin's `dist/bundle/cli.js`) and a bin beside it that is the installed bin's two lines:
+ * the whole-process rows start it as a process of its own, node start-up and module loading included.
+ */
+const CLI_BUNDLE = fileURLToPath(new URL("../../dist/bench-cli/cli.js", import.meta.url));
+const CLI_BIN = fileURLToPath(new URL("../../dist/bench-cli/hankweave-journal.mjs", import.meta.url));
+const CLI_ENTRY = fileURLToPath(new URL("../../../packages/cli/src/main.ts", import.meta.url));
 const TIME_BIN = "/usr/bin/time";
 const TIME_MARK = "__BENCH_TIME__";
 
@@ -68,6 +76,8 @@ export function ensureTools(install: boolean, log: (s: string) => void): { tools
 
 /** How runner children start: the bundle once `prepareRunner` built it, else the sources through tsx. */
 let runnerCommand: string[] = ["node", "--import", "tsx", RUNNER];
+/** The whole-process CLI (`node <bin>`), once `prepareRunner` built it; null under tsx. */
+let cliCommand: string[] | null = null;
 
 /**
  * Build the runner (and through it our packages) into one ES module with esbuild (tools/bundle.mjs),
@@ -78,6 +88,7 @@ let runnerCommand: string[] = ["node", "--import", "tsx", RUNNER];
  */
 export async function prepareRunner(log: (s: string) => void, opts: { forceTsx?: boolean } = {}): Promise<"bundle" | "tsx"> {
   runnerCommand = ["node", "--import", "tsx", RUNNER];
+  cliCommand = null;
   if (opts.forceTsx || process.env.HANKWEAVE_NO_BUNDLE === "1") return "tsx";
   try {
     const bundler = (await import(new URL("../../bundle.mjs", import.meta.url).href)) as {
@@ -85,11 +96,26 @@ export async function prepareRunner(log: (s: string) => void, opts: { forceTsx?:
     };
     await bundler.buildBundle(RUNNER, RUNNER_BUNDLE);
     runnerCommand = ["node", RUNNER_BUNDLE];
+    try {
+      await bundler.buildBundle(CLI_ENTRY, CLI_BUNDLE);
+      writeFileSync(CLI_BIN, 'import { main } from "./cli.js";\nawait main();\n');
+      cliCommand = ["node", CLI_BIN];
+    } catch (e) {
+      log(`bench: CLI bundle failed (${(e as Error).message.split("\n")[0]}); the whole-process rows are n/a`);
+    }
     return "bundle";
   } catch (e) {
     log(`bench runner: bundle failed (${(e as Error).message.split("\n")[0]}); children run through tsx`);
     return "tsx";
   }
+}
+
+/**
+ * The command line of the CLI as a process of its own (the installed bin's code, bundled), or null
+ * when it was not built (children through tsx): the whole-process rows are then n/a.
+ */
+export function wholeProcessCli(): string[] | null {
+  return cliCommand ? [...cliCommand] : null;
 }
 
 /** The command line that starts a runner child (for shell contenders that loop over it, fleet.ts). */

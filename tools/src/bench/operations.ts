@@ -87,7 +87,15 @@ export interface OpContext {
   commandHelp: Map<string, string>;
   /** Exported library functions that exist (by "package.fn"). */
   lib: Set<string>;
+  /**
+   * The CLI started as a process of its own (`node <bin>`, the installed bin's code bundled), for
+   * the whole-process rows, or null/absent when it was not built (those rows are then n/a).
+   */
+  cli?: string[] | null;
 }
+
+/** Suffix of the report-only rows that time the CLI as a whole process (node start-up included). */
+export const WHOLE_PROCESS = "whole process";
 
 const q = (s: string): string => `'${s.replace(/'/g, "'\\''")}'`;
 
@@ -334,6 +342,17 @@ export function operations(ctx: OpContext): Operation[] {
     return c;
   };
   const restoreOurs = (["compatible", "seekable", "extended"] as const).map(restoreFrom);
+  // What a user waits for: `hankweave-journal restore` as a process of its own, timed by the
+  // parent like the zstd baselines (node's start-up and the bundle's loading included).
+  const restoreWhole = (["compatible", "extended"] as const).map((kind): Contender => ({
+    name: `ours (${kind}), ${WHOLE_PROCESS}`, role: "ours",
+    unavailable: !ctx.commands.has("restore") ? NOT_IMPLEMENTED : ctx.cli ? null : "n/a (CLI bundle not built)",
+    prepare: (round) => {
+      const d = join(ctx.work, `restore-whole-${kind}-${round}`);
+      linkCopy((ctx.dieted(kind) as { exec: string }).exec, d);
+      return { shell: `${(ctx.cli as string[]).map(q).join(" ")} restore ${q(d)} >/dev/null` };
+    },
+  }));
   ops.push({
     op: "restore",
     description: "restore events.jsonl from each diet (fsyncs before it publishes)",
@@ -344,9 +363,15 @@ export function operations(ctx: OpContext): Operation[] {
         const d = ctx.dieted(kind);
         if ("why" in d) restoreOurs[i].unavailable = `n/a (${d.why})`;
       }
+      for (const [i, kind] of (["compatible", "extended"] as const).entries()) {
+        if (restoreWhole[i].unavailable) continue;
+        const d = ctx.dieted(kind);
+        if ("why" in d) restoreWhole[i].unavailable = `n/a (${d.why})`;
+      }
     },
     contenders: [
       ...restoreOurs,
+      ...restoreWhole,
       {
         name: "zstd -d", role: "baseline", unavailable: ctx.zstdFile ? null : "n/a (zstd missing)",
         prepare: (round) => ({ shell: `zstd -q -f -d ${q(ctx.zstdFile as string)} -o ${q(join(ctx.work, `unz-${round}.jsonl`))}` }),
@@ -375,15 +400,26 @@ export function operations(ctx: OpContext): Operation[] {
         : { runner: { op: "cli", argv: ["cat", exec, "--from-line", String(mid), "--to-line", String(mid)] } };
     },
   });
+  // `hankweave-journal cat --from-line N --to-line N` on the extended diet as a process of its own:
+  // what a person at a terminal waits for, node's start-up included (report only).
+  const catWhole: Contender = {
+    name: `ours (extended), ${WHOLE_PROCESS}`, role: "ours",
+    unavailable: !ctx.commands.has("cat") ? NOT_IMPLEMENTED : ctx.cli ? null : "n/a (CLI bundle not built)",
+    prepare: () => {
+      const exec = (ctx.dieted("extended") as { exec: string }).exec;
+      return { shell: `${(ctx.cli as string[]).map(q).join(" ")} cat ${q(exec)} --from-line ${mid} --to-line ${mid} >/dev/null` };
+    },
+  };
   for (const how of ["reader", "cat"] as const) {
     const ours = (["plain", "compatible", "seekable", "extended"] as const).map((k) => lineOf(k, how));
+    if (how === "cat") ours.push(catWhole);
     ops.push({
       op: how === "reader" ? "line-n" : "cat-line",
       description: how === "reader" ? `open + read line ${mid} through the reader (plain and each diet)` : `cat --from-line ${mid} --to-line ${mid} (plain and each diet)`,
       primary: "awk NR==N",
       setup: () => {
-        for (const [i, kind] of (["plain", "compatible", "seekable", "extended"] as const).entries()) {
-          if (kind === "plain" || ours[i].unavailable) continue;
+        for (const [i, kind] of (["plain", "compatible", "seekable", "extended", "extended"] as const).entries()) {
+          if (kind === "plain" || !ours[i] || ours[i].unavailable) continue;
           const d = ctx.dieted(kind);
           if ("why" in d) ours[i].unavailable = `n/a (${d.why})`;
         }

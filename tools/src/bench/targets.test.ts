@@ -29,6 +29,20 @@ describe("evaluateTargets", () => {
     expect(find(v, "compatible: peak RSS < 256 MB")).toMatchObject({ met: true, actual: "180 MB" });
   });
 
+  it("reports the whole-process restores and cat beside the targets without judging them", () => {
+    const v = evaluateTargets([
+      row("restore", "ours (extended)", 400), row("restore", "ours (extended), whole process", 500),
+      row("restore", "zstd -d + fsync", 440),
+      row("cat-line", "ours (extended), whole process", 130),
+    ]);
+    expect(find(v, "extended: speed ≥ 1.0× zstd -d + fsync")).toMatchObject({ met: true, actual: "1.10×" });
+    const whole = find(v, "extended, whole process: speed vs zstd -d + fsync");
+    expect(whole).toMatchObject({ met: null, actual: "0.88×", reportOnly: true });
+    expect(verdict(whole)).toBe("report only");
+    expect(find(v, "compatible, whole process: speed vs zstd -d + fsync")).toMatchObject({ met: null, actual: "absent" });
+    expect(find(v, "extended: cat --from-line N, whole process")).toMatchObject({ met: null, actual: "130.0 ms" });
+  });
+
   it("an absent measurement is a failure, not a skip, and says why", () => {
     const v = evaluateTargets([
       row("restore", "ours (compatible)", 1000), row("restore", "zstd -d + fsync", null),
