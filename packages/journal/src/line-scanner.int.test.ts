@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { scanLineChunks, visitLineChunks, type LineVisitor } from "./line-scanner.js";
+import { scanLineChunks, seekLineStart, visitLineChunks, type LineVisitor } from "./line-scanner.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "line-scanner-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -49,5 +49,47 @@ describe("visitLineChunks (reused buffers, read ahead) sees exactly the lines sc
       expect(visited).toEqual(kept);
       expect(visited[visited.length - 1]).toEqual([6, bytes.length - 16, "final-no-newline", false]);
     }
+  });
+});
+
+describe("seekLineStart (newline counting) lands where a line-by-line scan shows the line", () => {
+  it("for any bytes, target, start and chunk size: the same line start, or the furthest one at end of file; the same anchors", async () => {
+    const byte = fc.oneof(fc.constant(10), fc.integer({ min: 0, max: 255 }), fc.constant(0x61));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(byte, { maxLength: 400 }), fc.integer({ min: 0, max: 120 }), fc.integer({ min: 0, max: 30 }),
+        fc.integer({ min: 1, max: 64 }), fc.integer({ min: 1, max: 9 }),
+        async (arr, target, startIdx, chunk, every) => {
+          const bytes = Buffer.from(arr);
+          const { kept } = await bothScans(bytes, 64);
+          // Start from one of the scan's own line starts (an anchor), or 0.
+          const begin = kept[Math.min(startIdx, kept.length - 1)] ?? [0, 0, "", true];
+          const start = { line: begin[0], offset: begin[1] };
+          const fh = await open(path.join(dir, "j.jsonl"), "r");
+          try {
+            const anchors: [number, number][] = [];
+            const at = await seekLineStart(fh, start, target, (l, o) => void anchors.push([l, o]), every, chunk);
+            const fromStart = kept.filter((l) => l[0] >= start.line);
+            const hit = fromStart.find((l) => l[0] === target);
+            if (target <= start.line) expect(at).toEqual(start);
+            else if (hit) expect(at).toEqual({ line: target, offset: hit[1] });
+            else {
+              // Past the end: the line after the last \n (end of file when the file ends in one).
+              const lastTerminated = [...fromStart].reverse().find((l) => l[3]);
+              const expected = lastTerminated
+                ? { line: lastTerminated[0] + 1, offset: lastTerminated[1] + Buffer.byteLength(lastTerminated[2], "latin1") + 1 }
+                : start;
+              expect(at).toEqual(expected);
+            }
+            // Anchors: every terminated line passed before the target whose number is a multiple of `every`.
+            const want = fromStart.filter((l) => l[3] && l[0] < Math.max(target, start.line) && l[0] % every === 0).map((l): [number, number] => [l[0], l[1]]);
+            expect(anchors).toEqual(want);
+          } finally {
+            await fh.close();
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

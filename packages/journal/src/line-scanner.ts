@@ -160,6 +160,63 @@ export async function* scanRawLines(
   for await (const batch of scanRawLineBatches(fh, start, chunkBytes)) yield* batch;
 }
 
+/** Bytes per positional read of `seekLineStart` (fewer thread-pool round trips than READ_CHUNK_BYTES). */
+export const SEEK_CHUNK_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Where line `target` starts, found from `start` (a line start) by counting `\n` bytes only: no
+ * visitor, no view per line, reads of SEEK_CHUNK_BYTES with the next one in flight. Returns
+ * `{line: target, offset}` when the file has that line (a final fragment without `\n` counts),
+ * else the furthest line start reached (the line after the last `\n`, at end of file), so a scan
+ * from the result sees exactly the lines a scan from `start` would have shown from `target` on.
+ * `onTerminated(line, offset)` is called for each line whose number is a multiple of `every`
+ * (when `every` > 0) and that ends in `\n`, as the line-by-line scans learn their anchors.
+ *
+ * @example const at = await seekLineStart(fh, { line: 0, offset: 0 }, 720_000);
+ */
+export async function seekLineStart(
+  fh: FileHandle,
+  start: ScanStart,
+  target: number,
+  onTerminated?: (line: number, offset: number) => void,
+  every = 0,
+  chunkBytes: number = SEEK_CHUNK_BYTES,
+): Promise<ScanStart> {
+  let line = start.line;
+  let lineStart = start.offset;
+  if (line >= target) return { line, offset: lineStart };
+  const buffers = [Buffer.allocUnsafe(chunkBytes), Buffer.allocUnsafe(chunkBytes)];
+  let which = 0;
+  let position = start.offset;
+  const readAt = (pos: number): Promise<number> => {
+    const p = fh.read(buffers[which], 0, chunkBytes, pos).then((r) => r.bytesRead);
+    p.catch(ignore); // a read ahead left behind by the return must not become an unhandled rejection
+    return p;
+  };
+  // The next line number that is a multiple of `every` (never reached when there is no callback).
+  let nextAnchor = onTerminated && every > 0 ? Math.ceil(line / every) * every : Number.POSITIVE_INFINITY;
+  let next = readAt(position);
+  for (;;) {
+    const bytesRead = await next;
+    if (bytesRead === 0) return { line, offset: lineStart };
+    const data = bytesRead === chunkBytes ? buffers[which] : buffers[which].subarray(0, bytesRead);
+    which ^= 1;
+    const base = position;
+    position += bytesRead;
+    next = readAt(position);
+    for (let nl = data.indexOf(NEWLINE, 0); nl >= 0; nl = data.indexOf(NEWLINE, nl + 1)) {
+      // The line `line` (from lineStart) ends at this \n.
+      if (line === nextAnchor) {
+        (onTerminated as (l: number, o: number) => void)(line, lineStart);
+        nextAnchor += every;
+      }
+      line += 1;
+      lineStart = base + nl + 1;
+      if (line === target) return { line, offset: lineStart };
+    }
+  }
+}
+
 /** The result of counting lines without splitting them out. */
 export interface NewlineCount {
   /** Number of `\n` bytes in [from, end). */

@@ -8,7 +8,8 @@ import { JournalError, layoutOf, type ChunkOptions, type Finding, type JournalIn
 import { journalPresence, missingJournalError, openRegularForRead } from "./fs-checks.js";
 import { isBlankLine, parseEventLine, typeSnifferAt } from "./line-parse.js";
 import {
-  READ_CHUNK_BYTES, chunkLines, fileByteRead, scanLineChunks, scanRawLineBatches, visitLineChunks, type LineVisitor,
+  READ_CHUNK_BYTES, chunkLines, fileByteRead, scanLineChunks, scanRawLineBatches, seekLineStart, visitLineChunks, type LineVisitor,
+  type ScanStart,
 } from "./line-scanner.js";
 import { readSidecarStatus } from "./sidecar.js";
 
@@ -203,13 +204,25 @@ class PlainReader implements JournalReader {
     return best;
   }
 
+  /**
+   * Where a scan of lines from `from` on starts: the best anchor before it, moved up to line
+   * `from` itself by counting newlines (seekLineStart) when that is at least an anchor interval
+   * ahead, learning the anchors on the way. The line-by-line loops cost a visitor call per line
+   * they pass: reading the middle line of a 1 GB journal took ~300 ms that way, ~2× awk.
+   */
+  private async startFor(from: number): Promise<ScanStart> {
+    await this.validateAnchors();
+    const anchor = this.bestAnchor(from);
+    if (from - anchor.line < ANCHOR_EVERY_LINES) return anchor;
+    return seekLineStart(this.fh, anchor, from, (l, o) => this.addAnchor(l, o), ANCHOR_EVERY_LINES);
+  }
+
   /** Batches of lines within the range (views valid until the next batch), learning anchors on the way. */
   private async *lineBatches(range: LineRange): AsyncGenerator<RawLine[]> {
     const from = range.fromLine ?? 0;
     const to = range.toLine ?? Number.POSITIVE_INFINITY;
     if (from > to) return;
-    await this.validateAnchors();
-    const start = this.bestAnchor(from);
+    const start = await this.startFor(from);
     for await (const batch of scanRawLineBatches(this.fh, start)) {
       const first = batch[0].line;
       const last = batch[batch.length - 1].line;
@@ -246,7 +259,7 @@ class PlainReader implements JournalReader {
     const from = opts.fromLine ?? 0;
     const to = opts.toLine ?? Number.POSITIVE_INFINITY;
     if (from > to) return;
-    await this.validateAnchors();
+    const start = await this.startFor(from);
     let past = false;
     const visitLine = (buf: Buffer, start: number, end: number, line: number, offset: number, terminated: boolean): JournalRecord | undefined => {
       if (line % ANCHOR_EVERY_LINES === 0 && terminated) this.addAnchor(line, offset);
@@ -271,7 +284,7 @@ class PlainReader implements JournalReader {
       found = undefined;
       return item;
     };
-    for await (const batch of scanLineChunks(this.fh, visit, this.bestAnchor(from))) {
+    for await (const batch of scanLineChunks(this.fh, visit, start)) {
       yield batch;
       if (past) return;
     }
@@ -284,7 +297,7 @@ class PlainReader implements JournalReader {
    */
   async *chunks(opts: ChunkOptions = {}): AsyncGenerator<LineChunk> {
     await this.validateAnchors();
-    const start = opts.start ?? this.bestAnchor(opts.fromLine ?? 0);
+    const start = opts.start ?? (await this.startFor(opts.fromLine ?? 0));
     const range = { ...opts, fromLine: opts.fromLine ?? start.line };
     for await (const chunk of chunkLines(fileByteRead(this.fh, start.offset), start, range)) {
       if (chunk.terminated) this.addAnchor(chunk.firstLine, chunk.firstOffset);
@@ -301,7 +314,7 @@ class PlainReader implements JournalReader {
     const from = range.fromLine ?? 0;
     const to = range.toLine ?? Number.POSITIVE_INFINITY;
     if (from > to) return;
-    await this.validateAnchors();
+    const start = await this.startFor(from);
     let past = false;
     const inRange: LineVisitor<never> = (buf, start, end, line, offset, terminated) => {
       if (line % ANCHOR_EVERY_LINES === 0 && terminated) this.addAnchor(line, offset);
@@ -312,7 +325,7 @@ class PlainReader implements JournalReader {
       }
       return visit(buf, start, end, line, offset, terminated);
     };
-    for await (const _ of visitLineChunks(this.fh, inRange, this.bestAnchor(from))) {
+    for await (const _ of visitLineChunks(this.fh, inRange, start)) {
       yield;
       if (past) return;
     }
