@@ -296,7 +296,8 @@ class PlainReader implements JournalReader {
    * begins at the best anchor before `fromLine`.
    */
   async *chunks(opts: ChunkOptions = {}): AsyncGenerator<LineChunk> {
-    await this.validateAnchors();
+    // startFor validates the anchors itself; a caller's start still needs them checked.
+    if (opts.start) await this.validateAnchors();
     const start = opts.start ?? (await this.startFor(opts.fromLine ?? 0));
     const range = { ...opts, fromLine: opts.fromLine ?? start.line };
     for await (const chunk of chunkLines(fileByteRead(this.fh, start.offset), start, range)) {
