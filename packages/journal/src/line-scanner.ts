@@ -182,9 +182,22 @@ export async function seekLineStart(
   every = 0,
   chunkBytes: number = SEEK_CHUNK_BYTES,
 ): Promise<ScanStart> {
+  const { line, offset } = await countLinesTo(fh, start, target, onTerminated, every, chunkBytes);
+  return { line, offset };
+}
+
+/** seekLineStart's loop; `end` is where reading stopped (end of file when `target` was not reached). */
+async function countLinesTo(
+  fh: FileHandle,
+  start: ScanStart,
+  target: number,
+  onTerminated: ((line: number, offset: number) => void) | undefined,
+  every: number,
+  chunkBytes: number,
+): Promise<ScanStart & { end: number }> {
   let line = start.line;
   let lineStart = start.offset;
-  if (line >= target) return { line, offset: lineStart };
+  if (line >= target) return { line, offset: lineStart, end: lineStart };
   const buffers = [Buffer.allocUnsafe(chunkBytes), Buffer.allocUnsafe(chunkBytes)];
   let which = 0;
   let position = start.offset;
@@ -198,7 +211,7 @@ export async function seekLineStart(
   let next = readAt(position);
   for (;;) {
     const bytesRead = await next;
-    if (bytesRead === 0) return { line, offset: lineStart };
+    if (bytesRead === 0) return { line, offset: lineStart, end: position };
     const data = bytesRead === chunkBytes ? buffers[which] : buffers[which].subarray(0, bytesRead);
     which ^= 1;
     const base = position;
@@ -212,7 +225,7 @@ export async function seekLineStart(
       }
       line += 1;
       lineStart = base + nl + 1;
-      if (line === target) return { line, offset: lineStart };
+      if (line === target) return { line, offset: lineStart, end: lineStart };
     }
   }
 }
@@ -227,25 +240,10 @@ export interface NewlineCount {
   end: number;
 }
 
-/** Count `\n` bytes from `from` to end of file at memchr speed (no line objects, no parsing). */
-export async function countNewlines(fh: FileHandle, from = 0, chunkBytes: number = READ_CHUNK_BYTES): Promise<NewlineCount> {
-  const chunk = Buffer.allocUnsafe(chunkBytes);
-  let position = from;
-  let newlines = 0;
-  let lastLineEnd = from;
-  for (;;) {
-    const { bytesRead } = await fh.read(chunk, 0, chunkBytes, position);
-    if (bytesRead === 0) break;
-    const data = chunk.subarray(0, bytesRead);
-    let i = data.indexOf(NEWLINE, 0);
-    while (i >= 0) {
-      newlines += 1;
-      lastLineEnd = position + i + 1;
-      i = data.indexOf(NEWLINE, i + 1);
-    }
-    position += bytesRead;
-  }
-  return { newlines, lastLineEnd, end: position };
+/** Count `\n` bytes from `from` to end of file at memchr speed (no line objects, no parsing; the next read in flight). */
+export async function countNewlines(fh: FileHandle, from = 0, chunkBytes: number = SEEK_CHUNK_BYTES): Promise<NewlineCount> {
+  const r = await countLinesTo(fh, { line: 0, offset: from }, Number.POSITIVE_INFINITY, undefined, 0, chunkBytes);
+  return { newlines: r.line, lastLineEnd: r.offset, end: r.end };
 }
 
 /**

@@ -293,7 +293,8 @@ class PlainReader implements JournalReader {
   /**
    * The contract's raw chunks (`JournalReader.chunks`), read from the file with the next read in
    * flight; every chunk start becomes an anchor for getLine/page/tail. Without `start`, reading
-   * begins at the best anchor before `fromLine`.
+   * begins at `fromLine` itself when that is an anchor interval or more past the best anchor
+   * (startFor), else at that anchor.
    */
   async *chunks(opts: ChunkOptions = {}): AsyncGenerator<LineChunk> {
     // startFor validates the anchors itself; a caller's start still needs them checked.
